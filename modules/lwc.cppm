@@ -1,0 +1,6 @@
+// File: modules/lwc.cppm                Module: lwc
+//
+// The umbrella: `import lwc;` brings every contract. Only `export import` lines belong here.
+export module lwc;
+
+export import lwc.decompose;

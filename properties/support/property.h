@@ -1,0 +1,54 @@
+// File: properties/support/property.h
+//
+// LWC_PROP: a RapidCheck property registered as a GoogleTest, like RC_GTEST_PROP, that also reports how
+// many cases it ran. `./lwc audit` reads the "[lwc-prop]" line to fill the per-clause case column, and
+// GoogleTest's XML/JSON output carries the same figure as the `rc_cases` property.
+//
+// Name every property after the clause it verifies, clause id first: LWC_PROP(Decompose, D1_Reconstructs,
+// (...)). Reproduce a failure with the RC_PARAMS="reproduce=..." line it prints.
+#ifndef LWC_PROPERTIES_SUPPORT_PROPERTY_H_
+#define LWC_PROPERTIES_SUPPORT_PROPERTY_H_
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <utility>
+
+namespace lwc::testing {
+
+template <typename Testable>
+void check_property(Testable&& testable) {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  rc::detail::TestMetadata metadata;
+  metadata.id = std::string(info->test_suite_name()) + "/" + info->name();
+  metadata.description = info->name();
+  const rc::detail::TestResult result =
+      rc::detail::checkTestable(std::forward<Testable>(testable), metadata);
+  if (result.template is<rc::detail::SuccessResult>()) {
+    const auto& success = result.template get<rc::detail::SuccessResult>();
+    ::testing::Test::RecordProperty("rc_cases", success.numSuccess);
+    std::cout << "[lwc-prop] " << info->test_suite_name() << "." << info->name()
+              << " cases=" << success.numSuccess << std::endl;
+    if (!success.distribution.empty()) {
+      rc::detail::printResultMessage(result, std::cout);
+      std::cout << std::endl;
+    }
+  } else {
+    std::ostringstream message;
+    rc::detail::printResultMessage(result, message);
+    FAIL() << message.str() << std::endl;
+  }
+}
+
+}  // namespace lwc::testing
+
+#define LWC_PROP(Suite, Name, ArgList)                                     \
+  void lwc_property_##Suite##_##Name ArgList;                              \
+  TEST(Suite, Name) { ::lwc::testing::check_property(&lwc_property_##Suite##_##Name); } \
+  void lwc_property_##Suite##_##Name ArgList
+
+#endif  // LWC_PROPERTIES_SUPPORT_PROPERTY_H_

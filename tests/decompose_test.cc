@@ -1,0 +1,218 @@
+// File: tests/decompose_test.cc
+//
+// Fixed examples and regressions for lwc.decompose: every figure of seed 000 (x = -1 by 1000, its
+// 32,807-sample reconstruction grid), exact answers at the int64 extremes (also as static_asserts), and the
+// double-quantisation traps. Spec: docs/decompose.md.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
+
+import lwc.decompose;
+import lwc.contracts.decompose;
+
+namespace {
+
+using lwc::ChunkPoint;
+using lwc::ChunkSize;
+using lwc::split;
+
+constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+constexpr ChunkSize k1000 = ChunkSize::of<1000>();
+constexpr ChunkSize kMaxSize = ChunkSize::of<kMax>();
+
+// Compile-time proof at the extremes: undefined behaviour in a constant expression does not compile (D4).
+static_assert(split(-1, k1000) == ChunkPoint{-1, 999});
+static_assert(split(-1000, k1000) == ChunkPoint{-1, 0});
+static_assert(split(-1001, k1000) == ChunkPoint{-2, 999});
+static_assert(split(kMin, k1000) == ChunkPoint{-9223372036854776, 192});
+static_assert(split(kMax, k1000) == ChunkPoint{9223372036854775, 807});
+static_assert(split(kMin, kMaxSize) == ChunkPoint{-2, kMax - 1});
+static_assert(split(kMax, kMaxSize) == ChunkPoint{1, 0});
+static_assert(split(kMin, ChunkSize::of<1>()) == ChunkPoint{kMin, 0});
+static_assert(split(kMin, ChunkSize::of<std::int64_t{1} << 62>()) == ChunkPoint{-2, 0});
+static_assert(split(-1, ChunkSize::of<16>()) == ChunkPoint{-1, 15});
+static_assert(lwc::floor_div(-17, ChunkSize::of<16>()) == -2 && lwc::floor_mod(-17, ChunkSize::of<16>()) == 15);
+static_assert(ChunkSize::of<1024>().is_power_of_two() && ChunkSize::of<1024>().log2() == 10);
+static_assert(!ChunkSize::of<1000>().is_power_of_two() && ChunkSize::of<1000>().log2() == -1);
+
+TEST(Split, NegativeOneFallsInChunkMinusOne) {
+  // Seed 000: plain division puts -1 in chunk 0 with remainder -1.
+  const std::int64_t x = -1;
+  EXPECT_EQ(x / 1000, 0);
+  EXPECT_EQ(x % 1000, -1);
+  EXPECT_EQ(split(x, k1000), (ChunkPoint{-1, 999}));
+}
+
+TEST(Split, LeftBoundaryIsNotDecrementedAgain) {
+  // Seed 000: -1000 is already correct under truncation; an unconditional decrement would break it.
+  EXPECT_EQ(split(-1000, k1000), (ChunkPoint{-1, 0}));
+  EXPECT_EQ(split(-2000, k1000), (ChunkPoint{-2, 0}));
+  EXPECT_EQ(split(0, k1000), (ChunkPoint{0, 0}));
+  EXPECT_EQ(split(999, k1000), (ChunkPoint{0, 999}));
+  EXPECT_EQ(split(1000, k1000), (ChunkPoint{1, 0}));
+}
+
+TEST(Split, ExactAtTheExtremes) {
+  EXPECT_EQ(split(kMin, k1000), (ChunkPoint{-9223372036854776, 192}));
+  EXPECT_EQ(split(kMin, kMaxSize), (ChunkPoint{-2, kMax - 1}));
+  EXPECT_EQ(split(kMax, kMaxSize), (ChunkPoint{1, 0}));
+  EXPECT_EQ(split(kMin + 1, kMaxSize), (ChunkPoint{-1, 0}));
+  EXPECT_EQ(split(kMax - 1, kMaxSize), (ChunkPoint{0, kMax - 1}));
+  EXPECT_EQ(split(kMin, ChunkSize::of<kMax - 1>()), (ChunkPoint{-2, kMax - 3}));
+  EXPECT_EQ(split(kMax, ChunkSize::of<1>()), (ChunkPoint{kMax, 0}));
+}
+
+TEST(Split, SeedReconstructionGridHas32807Samples) {
+  // Seed 000: every x in [-4096, 4096] by sizes {1, 3, 16, 1000}, plus 7 extreme coordinates by 5 sizes,
+  // each verified in int128 by the checker.
+  const std::array<std::int64_t, 4> grid_sizes = {1, 3, 16, 1000};
+  const std::array<std::int64_t, 7> extremes = {kMin, kMin + 1, -1, 0, 1, kMax - 1, kMax};
+  const std::array<std::int64_t, 5> extreme_sizes = {1, 3, 16, 1000, kMax};
+  int samples = 0;
+  for (const std::int64_t s : grid_sizes) {
+    const ChunkSize size = *ChunkSize::create(s);
+    for (std::int64_t x = -4096; x <= 4096; ++x, ++samples) {
+      const ChunkPoint p = split(x, size);
+      ASSERT_TRUE(lwc::contracts::check_split(x, s, p.chunk, p.local).ok()) << x << " " << s;
+    }
+  }
+  for (const std::int64_t x : extremes) {
+    for (const std::int64_t s : extreme_sizes) {
+      const ChunkPoint p = split(x, *ChunkSize::create(s));
+      ASSERT_TRUE(lwc::contracts::check_split(x, s, p.chunk, p.local).ok()) << x << " " << s;
+      ++samples;
+    }
+  }
+  EXPECT_EQ(samples, 32807);
+}
+
+TEST(Split, ShiftPathMatchesDivisionForEveryPowerOfTwo) {
+  for (int k = 0; k < 63; ++k) {
+    const ChunkSize size = *ChunkSize::create(std::int64_t{1} << k);
+    for (const std::int64_t x : {kMin, kMin + 1, std::int64_t{-1}, std::int64_t{0}, kMax,
+                                 -(std::int64_t{1} << k), -(std::int64_t{1} << k) - 1}) {
+      EXPECT_EQ(split(x, size), lwc::split_by_division(x, size)) << "x=" << x << " k=" << k;
+    }
+  }
+}
+
+TEST(Split, TwoAndThreeDimensionsSplitEachAxis) {
+  const auto p2 = split(lwc::Int2{-1, 1000}, k1000);
+  EXPECT_EQ(p2.chunk, (lwc::Int2{-1, 1}));
+  EXPECT_EQ(p2.local, (lwc::Int2{999, 0}));
+  const auto p3 = split(lwc::Int3{kMin, -1, 17}, ChunkSize::of<16>());
+  EXPECT_EQ(p3.chunk, (lwc::Int3{kMin / 16, -1, 1}));
+  EXPECT_EQ(p3.local, (lwc::Int3{0, 15, 1}));
+}
+
+TEST(Split, BatchRefusesMismatchedOutput) {
+  const std::vector<std::int64_t> xs = {-1, 0, 1};
+  std::vector<ChunkPoint> out(2, ChunkPoint{7, 7});
+  EXPECT_EQ(lwc::split_all(xs, k1000, out).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(out[0], (ChunkPoint{7, 7}));  // nothing written
+  out.resize(3);
+  ASSERT_TRUE(lwc::split_all(xs, k1000, out).ok());
+  EXPECT_EQ(out[0], (ChunkPoint{-1, 999}));
+}
+
+TEST(ChunkSize, RejectsZeroAndNegative) {
+  for (const std::int64_t s : {std::int64_t{0}, std::int64_t{-1}, std::int64_t{-1000}, kMin}) {
+    const absl::StatusOr<ChunkSize> size = ChunkSize::create(s);
+    ASSERT_FALSE(size.ok()) << s;
+    EXPECT_EQ(size.status().code(), absl::StatusCode::kInvalidArgument);
+  }
+  EXPECT_TRUE(ChunkSize::create(1).ok());
+  EXPECT_TRUE(ChunkSize::create(kMax).ok());
+}
+
+TEST(Checker, NamesTruncationAsD6) {
+  // The seed's wrong answer for -1 is (0, -1): the checker diagnoses it as truncation.
+  const absl::Status s = lwc::contracts::check_split(-1, 1000, 0, -1);
+  EXPECT_TRUE(absl::StartsWith(s.message(), "D6")) << s;
+  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_split(-1, 1000, -1, 1000).message(), "D2"));
+  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_split(5, 1000, 1, -995).message(), "D2"));
+  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_split(5, 1000, 1, 4).message(), "D1"));
+  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_split(5, 0, 0, 5).message(), "D5"));
+  EXPECT_TRUE(lwc::contracts::check_split(kMin, kMax, -2, kMax - 1).ok());
+}
+
+// cell_of ---------------------------------------------------------------------------------------------
+
+std::int64_t cell(double v, double h) {
+  const absl::StatusOr<std::int64_t> c = lwc::cell_of(v, h);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? *c : 0;
+}
+
+TEST(CellOf, NegativeZeroIsCellZero) {
+  EXPECT_EQ(cell(-0.0, 1.0), 0);
+  EXPECT_EQ(cell(0.0, 0.1), 0);
+}
+
+TEST(CellOf, TinyNegativesAreInCellMinusOne) {
+  // Plain floor(v / h) gives floor(-0.0) = 0 here: the quotient underflows.
+  const double tiny = -std::numeric_limits<double>::denorm_min();
+  EXPECT_EQ(std::floor(tiny / 2.0), 0.0);
+  EXPECT_EQ(cell(tiny, 2.0), -1);
+  EXPECT_EQ(cell(-1e-17, 16.0), -1);  // TOOLCHAIN trap: v - floor(v/16)*16 rounds to 16.0 here
+}
+
+TEST(CellOf, RoundedQuotientOnAnIntegerIsCorrected) {
+  // The double 0.1 is 0.1000000000000000055511151231257827..., so 5 * h > 0.5 and 10 * h > 1.0 exactly,
+  // yet 0.5 / 0.1 and 1.0 / 0.1 round to 5.0 and 10.0: plain floor puts both one cell too high.
+  EXPECT_EQ(0.5 / 0.1, 5.0);
+  EXPECT_EQ(cell(0.5, 0.1), 4);
+  EXPECT_EQ(1.0 / 0.1, 10.0);
+  EXPECT_EQ(cell(1.0, 0.1), 9);
+  // Where the product is exact the quotient is too, and the answer is the obvious one.
+  EXPECT_EQ(cell(0.5, 0.125), 4);
+  EXPECT_EQ(cell(-0.5, 0.125), -4);
+  EXPECT_EQ(cell(std::nextafter(-0.5, 0.0), 0.125), -4);
+  EXPECT_EQ(cell(std::nextafter(-0.5, -1.0), 0.125), -5);
+}
+
+TEST(CellOf, RejectsNonFiniteAndBadSizes) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const double v : {nan, inf, -inf}) {
+    EXPECT_EQ(lwc::cell_of(v, 1.0).status().code(), absl::StatusCode::kInvalidArgument) << v;
+  }
+  for (const double h : {0.0, -0.0, -1.0, nan, inf, -inf}) {
+    EXPECT_EQ(lwc::cell_of(1.0, h).status().code(), absl::StatusCode::kInvalidArgument) << h;
+  }
+}
+
+TEST(CellOf, ExactAtTheInt64Ends) {
+  EXPECT_EQ(cell(-0x1p63, 1.0), kMin);
+  EXPECT_EQ(lwc::cell_of(0x1p63, 1.0).status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(cell(std::nextafter(0x1p63, 0.0), 1.0), kMax - 1023);
+  EXPECT_EQ(lwc::cell_of(std::nextafter(-0x1p63, -1e300), 1.0).status().code(),
+            absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(lwc::cell_of(std::numeric_limits<double>::max(), 1e-300).status().code(),
+            absl::StatusCode::kOutOfRange);
+  // 2^63 - 1 cells of 1.5 end at 1.5 * (2^63 - 1), not a double; just below 2^63 * 1.5 the floor is
+  // 2^63 - 1, which no double holds: only the exact path gets it.
+  const double v = std::nextafter(0x1p63 * 1.5, 0.0);
+  const absl::StatusOr<std::int64_t> c = lwc::cell_of(v, 1.5);
+  EXPECT_TRUE(lwc::contracts::check_cell_of(v, 1.5, c).ok()) << c.status();
+}
+
+TEST(CellOf, BatchNamesTheFailingIndex) {
+  const std::vector<double> vs = {0.5, -0.5, std::numeric_limits<double>::quiet_NaN()};
+  std::vector<std::int64_t> out(3);
+  const absl::Status s = lwc::cells_of(vs, *lwc::CellSize::create(1.0), out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("input 2"), absl::string_view::npos) << s;
+}
+
+}  // namespace

@@ -1,6 +1,6 @@
 // File: bench/bench_main.cc
 //
-// main() for every lwc benchmark binary: Google Benchmark with repetitions on by default, and a reporter
+// main() for every lwc benchmark binary: Google Benchmark with interleaved repetitions on by default, and a reporter
 // that prints, after the usual table, the ratio of each implementation's median to each baseline's median
 // measured in the same run. Machines here are shared and noisy: medians and ratios, never one absolute time.
 //
@@ -84,15 +84,17 @@ void goal(std::string group, std::string impl, std::string baseline, double max_
 }  // namespace lwc::bench
 
 int main(int argc, char** argv) {
-  // Defaults that a command-line flag overrides: 7 repetitions, aggregates only.
+  // Defaults that a command-line flag overrides: 9 repetitions, aggregates only, and repetitions of all
+  // benchmarks interleaved in random order, so that a slow phase of a shared machine hits an
+  // implementation and its baseline alike instead of skewing their ratio.
   std::vector<char*> args(argv, argv + argc);
   bool has_repetitions = false;
   for (int i = 1; i < argc; ++i) has_repetitions |= std::strncmp(argv[i], "--benchmark_repetitions", 23) == 0;
-  char repetitions[] = "--benchmark_repetitions=7";
+  char repetitions[] = "--benchmark_repetitions=9";
   char aggregates[] = "--benchmark_report_aggregates_only=true";
+  char interleave[] = "--benchmark_enable_random_interleaving=true";
   if (!has_repetitions) {
-    args.insert(args.begin() + 1, aggregates);
-    args.insert(args.begin() + 1, repetitions);
+    args.insert(args.begin() + 1, {repetitions, aggregates, interleave});
   }
   int count = static_cast<int>(args.size());
   benchmark::Initialize(&count, args.data());

@@ -149,22 +149,19 @@ export namespace lwc::contracts {
                                                  accepted ? "accepted" : "rejected"));
 }
 
-// check_power_of_two_split()
+// check_fast_path()
 //
-// D7: for size == 2^k the shift path and the division path give the same, correct, decomposition.
-[[nodiscard]] absl::Status check_power_of_two_split(std::int64_t x, int k, ChunkPoint by_shift,
-                                                    ChunkPoint by_division) {
-  if (k < 0 || k > 62) {
-    return absl::InvalidArgumentError(absl::StrCat("D7 power of two: 2^", k, " is not an int64 size"));
-  }
-  const std::int64_t size = std::int64_t{1} << k;
-  if (by_shift != by_division) {
+// D7: a fast path of `split` (the shift for powers of two, the reciprocal otherwise) and the division
+// path give the same, correct, decomposition of x by size.
+[[nodiscard]] absl::Status check_fast_path(std::int64_t x, std::int64_t size, ChunkPoint fast,
+                                           ChunkPoint by_division) {
+  if (fast != by_division) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "D7 power of two: for x = ", x, ", size = 2^", k, " the shift path gives (", by_shift.chunk,
-        ", ", by_shift.local, ") but division gives (", by_division.chunk, ", ", by_division.local, ")"));
+        "D7 fast path: for x = ", x, ", size = ", size, " the fast path gives (", fast.chunk, ", ",
+        fast.local, ") but division gives (", by_division.chunk, ", ", by_division.local, ")"));
   }
-  if (absl::Status s = check_split(x, size, by_shift.chunk, by_shift.local); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("D7 power of two: both paths wrong: ", s.message()));
+  if (absl::Status s = check_split(x, size, fast.chunk, fast.local); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("D7 fast path: both paths wrong: ", s.message()));
   }
   return absl::OkStatus();
 }

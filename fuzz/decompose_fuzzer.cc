@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -23,6 +24,9 @@ import lwc.decompose;
 import lwc.contracts.decompose;
 
 namespace {
+
+constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 
 std::uint64_t word(FuzzedDataProvider& in) {
   const std::vector<std::uint8_t> bytes = in.ConsumeBytes<std::uint8_t>(8);
@@ -54,10 +58,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require(lwc::contracts::check_split_axes(lwc::Int3{x, y, z}, s,
                                              lwc::split(lwc::Int3{x, y, z}, *chunk_size)));  // D8
   }
+  // D7 at size 2^(s mod 63) (shift path) and at |s| (reciprocal path unless a power of two).
   const int k = static_cast<int>(static_cast<std::uint64_t>(s) % 63);
-  const lwc::ChunkSize power = *lwc::ChunkSize::create(std::int64_t{1} << k);
-  require(lwc::contracts::check_power_of_two_split(x, k, lwc::split(x, power),
-                                                   lwc::split_by_division(x, power)));  // D7
+  for (const std::int64_t fast_size : {std::int64_t{1} << k, s == kMin ? kMax : (s < 0 ? -s : s)}) {
+    if (fast_size == 0) continue;
+    const lwc::ChunkSize power = *lwc::ChunkSize::create(fast_size);
+    require(lwc::contracts::check_fast_path(x, fast_size, lwc::split(x, power),
+                                            lwc::split_by_division(x, power)));  // D7
+  }
 
   const auto v = std::bit_cast<double>(word(in));
   const auto h = std::bit_cast<double>(word(in));

@@ -24,8 +24,9 @@ export namespace lwc {
 
 // ChunkSize
 //
-// A chunk width: a positive int64, validated once so that `split` needs no error path (D5). Knows
-// whether it is a power of two, which selects the shift path of `split` (D7).
+// A chunk width: a positive int64, validated once so that `split` needs no error path (D5). It also
+// precomputes how `split` divides by it: an arithmetic shift for powers of two, otherwise a 64-bit
+// reciprocal (a multiply instead of a hardware division; both proved equal to division by D7).
 //
 // Example:
 //   absl::StatusOr<lwc::ChunkSize> size = lwc::ChunkSize::create(config.chunk_width);
@@ -60,19 +61,40 @@ class ChunkSize {
   // k when value() == 2^k; -1 when value() is not a power of two.
   [[nodiscard]] constexpr int log2() const noexcept { return shift_; }
 
-  friend constexpr bool operator==(ChunkSize, ChunkSize) noexcept = default;
+  // The reciprocal of a size that is not a power of two: for every 0 <= u < 2^63,
+  // floor(u / value()) == (u * multiplier()) >> (64 + post_shift()). Unspecified for powers of two.
+  [[nodiscard]] constexpr std::uint64_t multiplier() const noexcept { return multiplier_; }
+  [[nodiscard]] constexpr int post_shift() const noexcept { return post_shift_; }
+
+  friend constexpr bool operator==(ChunkSize a, ChunkSize b) noexcept { return a.value_ == b.value_; }
   friend std::ostream& operator<<(std::ostream& os, ChunkSize s) { return os << s.value_; }
 
  private:
+  // Granlund and Montgomery's round-up reciprocal ("Division by invariant integers using
+  // multiplication", 1994) for N = 63-bit dividends: with l = ceil(log2 d) and m = ceil(2^(63 + l) / d),
+  // u * m / 2^(63 + l) = u / d + u * e / 2^(63 + l) for some 0 <= e < 1, and that error is below
+  // 2^63 / 2^(63 + l) = 2^-l <= 1 / d, too small to reach the next integer, since the fractional part of
+  // u / d is at most (d - 1) / d. For d not a power of two, 2^(l - 1) < d, so m < 2^64.
   constexpr explicit ChunkSize(std::int64_t value) noexcept
       : value_(value),
         shift_(std::has_single_bit(static_cast<std::uint64_t>(value))
                    ? std::countr_zero(static_cast<std::uint64_t>(value))
-                   : -1) {}
+                   : -1) {
+    if (shift_ < 0) {
+      const auto l = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(value)));  // ceil(log2 d)
+      __extension__ using u128 = unsigned __int128;
+      // 2^(63 + l) / d is never an integer here (d has an odd factor > 1), so ceil is floor + 1.
+      multiplier_ = static_cast<std::uint64_t>((u128{1} << (63 + l)) / static_cast<u128>(value) + 1);
+      post_shift_ = l - 1;
+    }
+  }
 
-  // Invariant: value_ > 0, and shift_ == log2(value_) when value_ is a power of two, else -1.
+  // Invariant: value_ > 0; shift_ == log2(value_) when value_ is a power of two, else -1, and then
+  // multiplier_ and post_shift_ hold its reciprocal.
   std::int64_t value_;
   int shift_;
+  std::uint64_t multiplier_ = 0;
+  int post_shift_ = 0;
 };
 
 // ChunkPoint
@@ -130,8 +152,8 @@ struct ChunkPoint3 {
 
 // split_by_division()
 //
-// The general path of `split`, by truncating division and a one-step correction. Exported so that the
-// power-of-two equivalence (D7) can be tested and audited against it; call `split`.
+// The reference path: truncating hardware division and a one-step correction, as seed 000 does it. Every
+// size works here; `split` uses faster paths that D7 proves equal to this one. Exported for audits.
 [[nodiscard]] constexpr ChunkPoint split_by_division(std::int64_t x, ChunkSize size) noexcept {
   const std::int64_t s = size.value();
   // Neither can overflow: s > 0, so this is never INT64_MIN / -1. `%` keeps the sign of x, |r| < s.
@@ -144,12 +166,32 @@ struct ChunkPoint3 {
   return {q, r};
 }
 
+// split_by_reciprocal()
+//
+// The path of `split` for sizes that are not powers of two, without a hardware division. Exported so that
+// its equivalence with the division path (D7) can be tested and audited; call `split`.
+//
+// Floor division of a signed x reduces to unsigned division of u = x >= 0 ? x : -x - 1 (that is,
+// x ^ (x >> 63), always in [0, 2^63)): floor(x / s) = q if x >= 0 and -q - 1 otherwise, with q = u / s,
+// and local = r or s - 1 - r with r = u - q * s. No step can overflow: q * s <= u.
+[[nodiscard]] constexpr ChunkPoint split_by_reciprocal(std::int64_t x, ChunkSize size) noexcept {
+  __extension__ using u128 = unsigned __int128;
+  const std::int64_t sign = x >> 63;  // 0 or -1
+  const auto u = static_cast<std::uint64_t>(x ^ sign);
+  const auto q = static_cast<std::uint64_t>((static_cast<u128>(u) * size.multiplier()) >> 64) >>
+                 size.post_shift();
+  const auto r = static_cast<std::int64_t>(u - q * static_cast<std::uint64_t>(size.value()));
+  // ~q == -q - 1 and (~r) + s == s - 1 - r: the complement maps the mirrored quotient back.
+  return {static_cast<std::int64_t>(q) ^ sign, (r ^ sign) + (size.value() & sign)};
+}
+
 // split()
 //
 // Returns the unique (chunk, local) with x == chunk * size + local and 0 <= local < size (D1-D3):
 // chunk is floor(x / size), not the truncated quotient (D6). Total: defined for every int64 `x`, and no
-// intermediate can overflow; in particular it never computes chunk * size or |x| (D4). Power-of-two
-// sizes take an arithmetic shift and a mask, which is the same function (D7).
+// intermediate can overflow; in particular it never computes chunk * size or |x| (D4). Powers of two
+// take an arithmetic shift and a mask, other sizes a multiply by the precomputed reciprocal; both are
+// the same function as `split_by_division` (D7), and several times faster than a hardware division.
 //
 // Example: split(-1, ChunkSize::of<1000>()) == {-1, 999}, where -1 / 1000 == 0.
 [[nodiscard]] constexpr ChunkPoint split(std::int64_t x, ChunkSize size) noexcept {
@@ -158,7 +200,7 @@ struct ChunkPoint3 {
     // complement bits, whose low k bits are x - floor(x / 2^k) * 2^k.
     return {x >> size.log2(), x & (size.value() - 1)};
   }
-  return split_by_division(x, size);
+  return split_by_reciprocal(x, size);
 }
 
 // floor_div(), floor_mod()
@@ -188,8 +230,8 @@ struct ChunkPoint3 {
 
 // split_all()
 //
-// Batch `split`: out[i] = split(xs[i], size) for every i (D11). The power-of-two test is made once for the
-// whole batch, so both loops are branch-free. InvalidArgument, with nothing written, when out.size()
+// Batch `split`: out[i] = split(xs[i], size) for every i (D11). The path is chosen once for the whole
+// batch, so both loops are branch-free. InvalidArgument, with nothing written, when out.size()
 // differs from xs.size().
 [[nodiscard]] absl::Status split_all(std::span<const std::int64_t> xs, ChunkSize size,
                                      std::span<ChunkPoint> out) {
@@ -202,7 +244,7 @@ struct ChunkPoint3 {
     const std::int64_t mask = size.value() - 1;
     for (std::size_t i = 0; i < xs.size(); ++i) out[i] = {xs[i] >> shift, xs[i] & mask};
   } else {
-    for (std::size_t i = 0; i < xs.size(); ++i) out[i] = split_by_division(xs[i], size);
+    for (std::size_t i = 0; i < xs.size(); ++i) out[i] = split_by_reciprocal(xs[i], size);
   }
   return absl::OkStatus();
 }
@@ -237,6 +279,25 @@ class CellSize {
 }  // namespace lwc
 
 namespace lwc::internal {
+
+// The exact floor of v / h for the common case |fl(v / h)| < 2^53, stored in `cell`; false (nothing
+// stored) for non-finite v and larger quotients, which cell_of() handles. Inline and branch-light: the
+// broad phase calls it for every box corner.
+//
+// Below 2^53 every integer is a double, and rounding is monotone: when q = fl(v / h) is not an integer,
+// the exact quotient lies strictly between the same two integers as q. When q is an integer n, the exact
+// quotient is in (n - 1, n + 1) and lies below n only if the division rounded up onto n; the fused
+// multiply-add gives the sign of v - n * h exactly (one rounding, and a nonzero multiple of the smallest
+// subnormal never rounds to zero).
+[[nodiscard]] inline bool cell_of_small(double v, double h, std::int64_t& cell) {
+  const double q = v / h;  // correctly rounded, so monotone in v; NaN or +-inf for non-finite v
+  if (!(std::fabs(q) < 0x1p53)) return false;
+  auto n = static_cast<std::int64_t>(q);  // truncates; |q| < 2^53 fits
+  const auto nd = static_cast<double>(n);
+  if (nd > q || (nd == q && std::fma(-nd, h, v) < 0)) --n;
+  cell = n;
+  return true;
+}
 
 // The exact floor of v / h when the rounded quotient is at least 2^53 in magnitude (or overflowed), where
 // doubles no longer hold every integer. Works on the integer significands: |v| = mv * 2^ev and
@@ -288,24 +349,10 @@ export namespace lwc {
 // Plain floor(v / h) is not this function: the division rounds, and for v = -4.9e-324 (the smallest
 // subnormal, negated) and h = 2 it gives floor(-0.0) = cell 0 although v < 0 * h.
 [[nodiscard]] inline absl::StatusOr<std::int64_t> cell_of(double v, CellSize h) {
+  std::int64_t cell = 0;
+  if (internal::cell_of_small(v, h.value(), cell)) return cell;
   if (!std::isfinite(v)) {
     return absl::InvalidArgumentError(absl::StrFormat("cell_of: coordinate %.17g is not finite (D9)", v));
-  }
-  const double q = v / h.value();  // correctly rounded, so monotone in v; may overflow to +-inf
-  if (std::fabs(q) < 0x1p53) {
-    // Below 2^53 every integer is a double, and rounding is monotone: when q is not an integer, the
-    // exact quotient lies strictly between the same two integers as q. When q is an integer n, the exact
-    // quotient is in (n - 1, n + 1) and lies below n only if the division rounded up onto n; the fused
-    // multiply-add gives the sign of v - n * h exactly (one rounding, and a nonzero multiple of the
-    // smallest subnormal never rounds to zero).
-    auto n = static_cast<std::int64_t>(q);  // truncates; |q| < 2^53 fits
-    const auto nd = static_cast<double>(n);
-    if (nd > q) {
-      --n;
-    } else if (nd == q && std::fma(-nd, h.value(), v) < 0) {
-      --n;
-    }
-    return n;
   }
   return internal::cell_of_large(v, h.value());
 }
@@ -328,6 +375,7 @@ export namespace lwc {
                                                    out.size(), " outputs"));
   }
   for (std::size_t i = 0; i < vs.size(); ++i) {
+    if (internal::cell_of_small(vs[i], h.value(), out[i])) continue;
     absl::StatusOr<std::int64_t> cell = cell_of(vs[i], h);
     if (!cell.ok()) {
       return absl::Status(cell.status().code(),

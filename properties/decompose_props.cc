@@ -85,16 +85,21 @@ LWC_PROP(Decompose, D6_FloorNotTruncation, ()) {
   RC_ASSERT(p.chunk == (negative_with_remainder ? truncated - 1 : truncated));
 }
 
-LWC_PROP(Decompose, D7_ShiftPathIsDivisionPath, ()) {
-  const int k = *rc::gen::inRange(0, 63);
-  const std::int64_t size = std::int64_t{1} << k;
+LWC_PROP(Decompose, D7_FastPathsAreTheDivisionPath, ()) {
+  // Every power of two (shift path) and every other size (reciprocal path), at extremes and near multiples.
+  const std::int64_t size = *rc::gen::weightedOneOf<std::int64_t>(
+      {{1, rc::gen::map(rc::gen::inRange(0, 63), [](int k) { return std::int64_t{1} << k; })},
+       {2, lwc::testing::positive_size()}});
   const std::int64_t x = *rc::gen::weightedOneOf<std::int64_t>(
       {{1, lwc::testing::any_int64()}, {1, lwc::testing::near_multiple_of(size)}});
   const lwc::ChunkSize s = size_of(size);
-  RC_ASSERT(s.is_power_of_two());
-  RC_ASSERT(s.log2() == k);
-  assert_ok(lwc::contracts::check_power_of_two_split(x, k, lwc::split(x, s),
-                                                     lwc::split_by_division(x, s)));
+  RC_CLASSIFY(s.is_power_of_two(), "power of two");
+  if (s.is_power_of_two()) RC_ASSERT((std::int64_t{1} << s.log2()) == size);
+  assert_ok(lwc::contracts::check_fast_path(x, size, lwc::split(x, s), lwc::split_by_division(x, s)));
+  if (!s.is_power_of_two()) {
+    assert_ok(lwc::contracts::check_fast_path(x, size, lwc::split_by_reciprocal(x, s),
+                                              lwc::split_by_division(x, s)));
+  }
 }
 
 LWC_PROP(Decompose, D8_AxesSplitIndependently, ()) {
@@ -134,7 +139,7 @@ LWC_PROP(Decompose, D10_CellIsMonotone, ()) {
   assert_ok(lwc::contracts::check_cell_monotone(b, *cb, a, *ca));
 }
 
-LWC_PROP(Decompose, D11_BatchIsElementwise, ()) {
+LWC_PROP_SCALED(Decompose, D11_BatchIsElementwise, 5, ()) {
   const std::int64_t s = *lwc::testing::positive_size();
   const auto xs = *rc::gen::container<std::vector<std::int64_t>>(rc::gen::weightedOneOf<std::int64_t>(
       {{1, lwc::testing::any_int64()}, {1, lwc::testing::near_multiple_of(s)}}));

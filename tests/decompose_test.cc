@@ -32,6 +32,8 @@ constexpr ChunkSize kMaxSize = ChunkSize::of<kMax>();
 
 // Compile-time proof at the extremes: undefined behaviour in a constant expression does not compile (D4).
 static_assert(split(-1, k1000) == ChunkPoint{-1, 999});
+static_assert(lwc::split_by_division(-1, k1000) == ChunkPoint{-1, 999});
+static_assert(split(kMin, ChunkSize::of<3>()) == ChunkPoint{-3074457345618258603, 1});
 static_assert(split(-1000, k1000) == ChunkPoint{-1, 0});
 static_assert(split(-1001, k1000) == ChunkPoint{-2, 999});
 static_assert(split(kMin, k1000) == ChunkPoint{-9223372036854776, 192});
@@ -102,6 +104,25 @@ TEST(Split, ShiftPathMatchesDivisionForEveryPowerOfTwo) {
     for (const std::int64_t x : {kMin, kMin + 1, std::int64_t{-1}, std::int64_t{0}, kMax,
                                  -(std::int64_t{1} << k), -(std::int64_t{1} << k) - 1}) {
       EXPECT_EQ(split(x, size), lwc::split_by_division(x, size)) << "x=" << x << " k=" << k;
+    }
+  }
+}
+
+TEST(Split, ReciprocalPathMatchesDivisionNearEveryPowerOfTwo) {
+  // The reciprocal's error bound is tightest for sizes just above a power of two and for the largest
+  // dividends; 2^k + 1 and 2^k - 1 for every k, and INT64_MAX itself, at the extreme dividends.
+  std::vector<std::int64_t> sizes = {3, 5, 7, 1000, kMax, kMax - 1, kMax / 3};
+  for (int k = 2; k < 63; ++k) {
+    sizes.push_back((std::int64_t{1} << k) + 1);
+    sizes.push_back((std::int64_t{1} << k) - 1);
+  }
+  for (const std::int64_t s : sizes) {
+    const ChunkSize size = *ChunkSize::create(s);
+    ASSERT_FALSE(size.is_power_of_two()) << s;
+    for (const std::int64_t x : {kMin, kMin + 1, kMin + s - 1, kMin + s, std::int64_t{-1}, std::int64_t{0},
+                                 s - 1, s, -s, -s - 1, kMax, kMax - 1, kMax - s}) {
+      EXPECT_EQ(lwc::split_by_reciprocal(x, size), lwc::split_by_division(x, size)) << x << " " << s;
+      EXPECT_EQ(split(x, size), lwc::split_by_division(x, size)) << x << " " << s;
     }
   }
 }

@@ -6,6 +6,10 @@
 //
 // Name every property after the clause it verifies, clause id first: LWC_PROP(Decompose, D1_Reconstructs,
 // (...)). Reproduce a failure with the RC_PARAMS="reproduce=..." line it prints.
+//
+// LWC_PROP_SCALED(Suite, Name, divisor, ArgList) runs max_success / divisor cases (at least 1): for a
+// property whose single case is expensive (an O(n^2) oracle, a long rc::state sequence), so that one
+// RC_PARAMS case count suits every suite. The reported figure is the number actually run.
 #ifndef LWC_PROPERTIES_SUPPORT_PROPERTY_H_
 #define LWC_PROPERTIES_SUPPORT_PROPERTY_H_
 
@@ -13,6 +17,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -21,13 +26,15 @@
 namespace lwc::testing {
 
 template <typename Testable>
-void check_property(Testable&& testable) {
+void check_property(Testable&& testable, int divisor = 1) {
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
   rc::detail::TestMetadata metadata;
   metadata.id = std::string(info->test_suite_name()) + "/" + info->name();
   metadata.description = info->name();
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  params.maxSuccess = std::max(1, params.maxSuccess / divisor);
   const rc::detail::TestResult result =
-      rc::detail::checkTestable(std::forward<Testable>(testable), metadata);
+      rc::detail::checkTestable(std::forward<Testable>(testable), metadata, params);
   if (result.template is<rc::detail::SuccessResult>()) {
     const auto& success = result.template get<rc::detail::SuccessResult>();
     ::testing::Test::RecordProperty("rc_cases", success.numSuccess);
@@ -49,6 +56,13 @@ void check_property(Testable&& testable) {
 #define LWC_PROP(Suite, Name, ArgList)                                     \
   void lwc_property_##Suite##_##Name ArgList;                              \
   TEST(Suite, Name) { ::lwc::testing::check_property(&lwc_property_##Suite##_##Name); } \
+  void lwc_property_##Suite##_##Name ArgList
+
+#define LWC_PROP_SCALED(Suite, Name, divisor, ArgList)                          \
+  void lwc_property_##Suite##_##Name ArgList;                                   \
+  TEST(Suite, Name) {                                                           \
+    ::lwc::testing::check_property(&lwc_property_##Suite##_##Name, (divisor)); \
+  }                                                                             \
   void lwc_property_##Suite##_##Name ArgList
 
 #endif  // LWC_PROPERTIES_SUPPORT_PROPERTY_H_

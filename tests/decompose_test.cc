@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -146,6 +148,44 @@ TEST(Split, BatchRefusesMismatchedOutput) {  // D11
   EXPECT_EQ(out[0], (ChunkPoint{-1, 999}));
 }
 
+template <typename T>
+std::string text(const T& v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+TEST(Printing, ValuesPrintReadably) {
+  // Failure messages of tests and engine logs depend on these.
+  EXPECT_EQ(text(split(-1, k1000)), "(chunk -1, local 999)");
+  EXPECT_EQ(text(lwc::Int2{-1, 2}), "(-1, 2)");
+  EXPECT_EQ(text(lwc::Int3{kMin, 0, kMax}), "(-9223372036854775808, 0, 9223372036854775807)");
+  EXPECT_EQ(text(k1000), "1000");
+}
+
+TEST(Values, EqualityComparesEveryField) {
+  EXPECT_NE((ChunkPoint{1, 2}), (ChunkPoint{0, 2}));
+  EXPECT_NE((ChunkPoint{1, 2}), (ChunkPoint{1, 3}));
+  EXPECT_NE((lwc::Int2{1, 2}), (lwc::Int2{0, 2}));
+  EXPECT_NE((lwc::Int2{1, 2}), (lwc::Int2{1, 3}));
+  EXPECT_NE((lwc::Int3{1, 2, 3}), (lwc::Int3{0, 2, 3}));
+  EXPECT_NE((lwc::Int3{1, 2, 3}), (lwc::Int3{1, 0, 3}));
+  EXPECT_NE((lwc::Int3{1, 2, 3}), (lwc::Int3{1, 2, 0}));
+  EXPECT_LT((lwc::Int2{0, 5}), (lwc::Int2{1, 0}));
+  EXPECT_LT((lwc::Int3{0, 0, 5}), (lwc::Int3{0, 1, 0}));
+  const lwc::ChunkPoint2 a{{1, 2}, {3, 4}};
+  EXPECT_NE(a, (lwc::ChunkPoint2{{1, 2}, {3, 5}}));
+  EXPECT_NE(a, (lwc::ChunkPoint2{{0, 2}, {3, 4}}));
+  const lwc::ChunkPoint3 b{{1, 2, 3}, {4, 5, 6}};
+  EXPECT_NE(b, (lwc::ChunkPoint3{{1, 2, 3}, {4, 5, 0}}));
+  EXPECT_NE(b, (lwc::ChunkPoint3{{0, 2, 3}, {4, 5, 6}}));
+}
+
+TEST(ChunkSize, EqualityIsByValue) {  // D5
+  EXPECT_EQ(*ChunkSize::create(1000), k1000);
+  EXPECT_FALSE(*ChunkSize::create(1024) == k1000);
+}
+
 TEST(ChunkSize, RejectsZeroAndNegative) {  // D5
   for (const std::int64_t s : {std::int64_t{0}, std::int64_t{-1}, std::int64_t{-1000}, kMin}) {
     const absl::StatusOr<ChunkSize> size = ChunkSize::create(s);
@@ -226,6 +266,13 @@ TEST(CellOf, ExactAtTheInt64Ends) {  // D9
   const double v = std::nextafter(0x1p63 * 1.5, 0.0);
   const absl::StatusOr<std::int64_t> c = lwc::cell_of(v, 1.5);
   EXPECT_TRUE(lwc::contracts::check_cell_of(v, 1.5, c).ok()) << c.status();
+}
+
+TEST(CellOf, BatchRefusesMismatchedOutput) {  // D11
+  const std::vector<double> vs = {0.5, -0.5};
+  std::vector<std::int64_t> out(1, 7);
+  EXPECT_EQ(lwc::cells_of(vs, *lwc::CellSize::create(1.0), out).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(out[0], 7);
 }
 
 TEST(CellOf, BatchNamesTheFailingIndex) {  // D11

@@ -96,6 +96,27 @@ std::string describe(const absl::StatusOr<std::int64_t>& r) {
 
 export namespace lwc::contracts {
 
+// sign_of_multiple_minus()
+//
+// The exact sign (-1, 0, +1) of n * h - v in real arithmetic, for |n| <= 2^63, finite h > 0 and finite
+// v (float arguments convert exactly). No division and no rounding: int128 significands and exponents.
+[[nodiscard]] int sign_of_multiple_minus(absl::int128 n, double h, double v) {
+  return internal::sign_of_multiple_minus(n, h, v);
+}
+
+// check_cell_bracket()
+//
+// D9 for one answer: OK iff n * h <= v < (n + 1) * h exactly. Cheaper than check_cell_of (no search),
+// for sweeps that already know the answer is not an error.
+[[nodiscard]] absl::Status check_cell_bracket(double v, double h, std::int64_t n) {
+  if (internal::sign_of_multiple_minus(n, h, v) <= 0 &&
+      internal::sign_of_multiple_minus(absl::int128(n) + 1, h, v) > 0) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat("D9 exact quantisation: cell ", n, " does not hold ",
+                                                 internal::describe(v), " for h = ", internal::describe(h)));
+}
+
 // oracle_split()
 //
 // Reference for D1-D3, obviously correct: truncate in int128, then step down while the multiple exceeds x.

@@ -32,7 +32,7 @@ constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 constexpr ChunkSize k1000 = ChunkSize::of<1000>();
 constexpr ChunkSize kMaxSize = ChunkSize::of<kMax>();
 
-// Compile-time proof at the extremes: undefined behaviour in a constant expression does not compile (D4).
+// D4 by static_assert at the extremes: undefined behaviour in a constant expression does not compile.
 static_assert(split(-1, k1000) == ChunkPoint{-1, 999});
 static_assert(lwc::split_by_division(-1, k1000) == ChunkPoint{-1, 999});
 static_assert(split(kMin, ChunkSize::of<3>()) == ChunkPoint{-3074457345618258603, 1});

@@ -390,7 +390,7 @@ TEST(ExitCode, CleanViolationsUnreadable) {  // A6
 // ---------------------------------------------------------------------------------------------------
 // Records of every kind
 
-TEST(Records, EveryDecomposeKindIsJudgedByItsChecker) {  // A4 D5 D8 D9 D11
+TEST(Records, EveryDecomposeKindIsJudgedByItsChecker) {  // A3 A4 D5 D8 D9 D11
   struct Case {
     std::string line;
     std::string clause;  // "" for clean

@@ -3,6 +3,8 @@
 // One RapidCheck property per A-clause of docs/audit.md: the trace reader never loses, rounds or invents
 // a value, and its verdicts are the contract checkers'. Records are written here as an engine's tracer
 // would write them, with values from the extreme-biased generators of support/arbitrary_decompose.h.
+// Properties that audit a whole trace per case (A1, A5, A6) or several records (A2, A3) run a tenth to a
+// half of the cases (LWC_PROP_SCALED), to keep each under ~20 s at 100k cases in the audit preset.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -139,7 +141,7 @@ rc::Gen<Line> any_line() {
   });
 }
 
-LWC_PROP(Audit, A1_EveryLineIsJudgedOrReportedOnce, ()) {
+LWC_PROP_SCALED(Audit, A1_EveryLineIsJudgedOrReportedOnce, 10, ()) {
   const auto lines = *rc::gen::container<std::vector<Line>>(any_line());
   std::string text;
   std::set<std::uint64_t> bad;
@@ -173,7 +175,7 @@ LWC_PROP(Audit, A1_EveryLineIsJudgedOrReportedOnce, ()) {
   RC_ASSERT(violations_total == r.violating);
 }
 
-LWC_PROP(Audit, A2_Int64FieldsAreExactOrRefused, ()) {
+LWC_PROP_SCALED(Audit, A2_Int64FieldsAreExactOrRefused, 2, ()) {
   const std::int64_t x = *lwc::testing::any_int64();
   const std::int64_t size = *lwc::testing::positive_size();
   const lwc::ChunkPoint right = lwc::contracts::oracle_split(x, size);
@@ -203,7 +205,7 @@ std::string cell_record(absl::string_view v, absl::string_view h, absl::string_v
                       R"(},"out":)", out, "}");
 }
 
-LWC_PROP(Audit, A3_RealFieldsAreExact, ()) {
+LWC_PROP_SCALED(Audit, A3_RealFieldsAreExact, 2, ()) {
   const double v = *lwc::testing::any_double();
   const double h = *lwc::testing::positive_cell_size();
   // Every way a tracer may write a double: 17 significant digits, a hex float string, and NaN/Infinity
@@ -267,7 +269,7 @@ LWC_PROP(Audit, A4_VerdictsAreTheCheckers, ()) {
   }
 }
 
-LWC_PROP(Audit, A5_MigrationMovesExactlyTheMisfiled, ()) {
+LWC_PROP_SCALED(Audit, A5_MigrationMovesExactlyTheMisfiled, 5, ()) {
   // A save of n records, each filed under the right key, the truncated one, or another wrong one.
   const std::int64_t size = *rc::gen::weightedOneOf<std::int64_t>(
       {{8, lwc::testing::positive_size()}, {1, rc::gen::element<std::int64_t>(0, -1000)}});
@@ -311,7 +313,7 @@ LWC_PROP(Audit, A5_MigrationMovesExactlyTheMisfiled, ()) {
   RC_ASSERT(a.report.unmigratable == unmigratable);
 }
 
-LWC_PROP(Audit, A6_ExitStatusIsCleanViolationsUnreadable, ()) {
+LWC_PROP_SCALED(Audit, A6_ExitStatusIsCleanViolationsUnreadable, 10, ()) {
   const auto lines = *rc::gen::container<std::vector<Line>>(any_line());
   std::string text;
   bool violating = false;

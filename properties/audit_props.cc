@@ -269,7 +269,7 @@ LWC_PROP(Audit, A4_VerdictsAreTheCheckers, ()) {
   }
 }
 
-LWC_PROP_SCALED(Audit, A5_MigrationMovesExactlyTheMisfiled, 5, ()) {
+LWC_PROP_SCALED(Audit, A5_MigrationMovesExactlyTheMisfiled, 10, ()) {
   // A save of n records, each filed under the right key, the truncated one, or another wrong one.
   const std::int64_t size = *rc::gen::weightedOneOf<std::int64_t>(
       {{8, lwc::testing::positive_size()}, {1, rc::gen::element<std::int64_t>(0, -1000)}});

@@ -161,6 +161,25 @@ export namespace lwc::contracts {
   return fail("D3 uniqueness: ", "a second pair satisfies D1 and D2 (oracle defect)");
 }
 
+// check_chunk()
+//
+// D3 for a chunk id alone, as a save or an asset cache stores it (often without the local offset): OK iff
+// chunk == floor(x / size). A non-positive size is D5; the truncated quotient x / size is named D6 (the
+// seed's bug, the one a migration must undo); any other wrong id is D3.
+[[nodiscard]] absl::Status check_chunk(std::int64_t x, std::int64_t size, std::int64_t chunk) {
+  const auto fail = [&](absl::string_view clause, absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(clause, why, " for x = ", x, ", size = ", size, ": got chunk ", chunk));
+  };
+  if (size <= 0) return fail("D5 size validation: ", "a non-positive size was accepted");
+  const std::int64_t want = oracle_split(x, size).chunk;
+  if (chunk == want) return absl::OkStatus();
+  if (chunk == x / size) {
+    return fail("D6 truncation: ", absl::StrCat("this is the truncating quotient; floor gives chunk ", want));
+  }
+  return fail("D3 uniqueness: ", absl::StrCat("the chunk of x is floor(x / size) = ", want));
+}
+
 // check_size_validation()
 //
 // D5: a chunk size must be accepted iff it is positive.

@@ -7,11 +7,13 @@
 // Spec: docs/cover.md (clauses C1-C10). Checker and oracle: lwc.contracts.cover.
 module;
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <type_traits>
 
@@ -127,6 +129,14 @@ struct SpanAccess {
   return static_cast<std::uint64_t>(s.last()) + static_cast<std::uint64_t>(-(s.first() + 1)) + 1;
 }
 
+// The error of a reversed range, out of line and cold: it keeps cover() small enough to inline into an
+// engine's loop, where the StrCat would otherwise dominate the inlining cost.
+[[nodiscard, gnu::cold, gnu::noinline]] absl::Status reversed_range(absl::string_view function, std::int64_t min,
+                                                                   std::int64_t max, char close) {
+  return absl::InvalidArgumentError(absl::StrCat(function, ": range [", min, ", ", max,
+                                                 absl::string_view(&close, 1), " is reversed (C4)"));
+}
+
 [[nodiscard]] inline absl::Status with_axis(char axis, const absl::Status& s) {
   return absl::Status(s.code(), absl::StrCat("axis ", absl::string_view(&axis, 1), ": ", s.message()));
 }
@@ -147,11 +157,10 @@ export namespace lwc {
 [[nodiscard]] inline absl::StatusOr<std::optional<ChunkSpan>> cover_closed(std::int64_t min,
                                                                           std::int64_t max_inclusive,
                                                                           ChunkSize size) {
-  if (max_inclusive < min) {
+  if (max_inclusive < min) [[unlikely]] {
     // Invariant: min > max_inclusive >= INT64_MIN, so min - 1 exists.
     if (max_inclusive == min - 1) return std::optional<ChunkSpan>();
-    return absl::InvalidArgumentError(absl::StrCat("cover_closed: range [", min, ", ", max_inclusive,
-                                                   "] is reversed (C4)"));
+    return internal::reversed_range("cover_closed", min, max_inclusive, ']');
   }
   // split is monotone in x (D3: it is the floor), so first <= last.
   return std::optional<ChunkSpan>(
@@ -174,10 +183,7 @@ export namespace lwc {
 [[nodiscard]] inline absl::StatusOr<std::optional<ChunkSpan>> cover(std::int64_t min,
                                                                    std::int64_t max_exclusive,
                                                                    ChunkSize size) {
-  if (max_exclusive < min) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cover: range [", min, ", ", max_exclusive, ") is reversed (C4)"));
-  }
+  if (max_exclusive < min) [[unlikely]] return internal::reversed_range("cover", min, max_exclusive, ')');
   // Empty first: for [INT64_MIN, INT64_MIN) the last point max_exclusive - 1 does not exist.
   if (max_exclusive == min) return std::optional<ChunkSpan>();
   // Invariant: max_exclusive > min >= INT64_MIN, so max_exclusive - 1 exists and is in the range.
@@ -240,6 +246,56 @@ export namespace lwc {
       min, max_inclusive, size, [](std::int64_t a, std::int64_t b, ChunkSize s) { return cover_closed(a, b, s); });
 }
 
+}  // namespace lwc
+
+namespace lwc::internal {
+
+// The chunk count, or 0 when it exceeds UINT64_MAX: a span or box holds at least one chunk, so 0 is free
+// to mean "too many". Branch-light and inline, for the budget check of every enumeration.
+[[nodiscard]] constexpr std::uint64_t count_or_zero(ChunkSpan s) noexcept {
+  const std::uint64_t e = extent(s);
+  return e == std::numeric_limits<std::uint64_t>::max() ? 0 : e + 1;
+}
+[[nodiscard]] constexpr std::uint64_t count_or_zero(const ChunkBox2& b) noexcept {
+  std::uint64_t n = 0;
+  const std::uint64_t nx = count_or_zero(b.x);
+  const std::uint64_t ny = count_or_zero(b.y);
+  // A zero factor (too many on that axis) gives 0, which is what it must give.
+  return __builtin_mul_overflow(nx, ny, &n) ? 0 : n;
+}
+[[nodiscard]] constexpr std::uint64_t count_or_zero(const ChunkBox3& b) noexcept {
+  std::uint64_t n = 0;
+  const std::uint64_t nxy = count_or_zero(ChunkBox2{b.x, b.y});
+  const std::uint64_t nz = count_or_zero(b.z);
+  return __builtin_mul_overflow(nxy, nz, &n) ? 0 : n;
+}
+
+// The errors, out of line and cold like reversed_range().
+[[nodiscard, gnu::cold, gnu::noinline]] absl::Status too_many(ChunkSpan s, char axis) {
+  return absl::OutOfRangeError(absl::StrCat(axis == 0 ? "" : absl::StrCat("axis ", absl::string_view(&axis, 1), ": "),
+                                            "count: span [", s.first(), ", ", s.last(),
+                                            "] has 2^64 chunks, more than a uint64 holds (C6)"));
+}
+[[nodiscard, gnu::cold, gnu::noinline]] absl::Status too_many(std::span<const ChunkSpan> axes) {
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    if (count_or_zero(axes[a]) == 0) return too_many(axes[a], "xyz"[a]);
+  }
+  std::string factors;
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    absl::StrAppend(&factors, a == 0 ? "" : " x ", count_or_zero(axes[a]));
+  }
+  return absl::OutOfRangeError(absl::StrCat("count: ", factors, " chunks is more than a uint64 holds (C9)"));
+}
+[[nodiscard, gnu::cold, gnu::noinline]] absl::Status over_budget(std::uint64_t count, std::uint64_t budget) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat("for_each_chunk: ", count == 0 ? std::string("more than 2^64 - 1") : absl::StrCat(count),
+                   " chunks exceed the budget of ", budget, "; none was visited (C7)"));
+}
+
+}  // namespace lwc::internal
+
+export namespace lwc {
+
 // count()
 //
 // The number of chunks, exactly: last - first + 1 for a span, the product of the axes for a box (C6,
@@ -250,36 +306,23 @@ export namespace lwc {
 // dimensions, in the width engines size containers and loops with, and a chunk count that does not fit
 // it is not one anyone can enumerate or allocate for.
 [[nodiscard]] inline absl::StatusOr<std::uint64_t> count(ChunkSpan span) {
-  const std::uint64_t extent = internal::extent(span);
-  if (extent == std::numeric_limits<std::uint64_t>::max()) {
-    return absl::OutOfRangeError(absl::StrCat("count: span ", span.first(), "..", span.last(),
-                                              " has 2^64 chunks, more than a uint64 holds (C6)"));
-  }
-  return extent + 1;
+  const std::uint64_t n = internal::count_or_zero(span);
+  if (n == 0) [[unlikely]] return internal::too_many(span, 0);
+  return n;
 }
-
 [[nodiscard]] inline absl::StatusOr<std::uint64_t> count(const ChunkBox2& box) {
-  const absl::StatusOr<std::uint64_t> nx = count(box.x);
-  if (!nx.ok()) return internal::with_axis('x', nx.status());
-  const absl::StatusOr<std::uint64_t> ny = count(box.y);
-  if (!ny.ok()) return internal::with_axis('y', ny.status());
-  std::uint64_t n = 0;
-  if (__builtin_mul_overflow(*nx, *ny, &n)) {
-    return absl::OutOfRangeError(absl::StrCat("count: ", *nx, " x ", *ny,
-                                              " chunks is more than a uint64 holds (C9)"));
+  const std::uint64_t n = internal::count_or_zero(box);
+  if (n == 0) [[unlikely]] {
+    const ChunkSpan axes[2] = {box.x, box.y};
+    return internal::too_many(axes);
   }
   return n;
 }
-
 [[nodiscard]] inline absl::StatusOr<std::uint64_t> count(const ChunkBox3& box) {
-  const absl::StatusOr<std::uint64_t> nxy = count(ChunkBox2{box.x, box.y});
-  if (!nxy.ok()) return nxy.status();
-  const absl::StatusOr<std::uint64_t> nz = count(box.z);
-  if (!nz.ok()) return internal::with_axis('z', nz.status());
-  std::uint64_t n = 0;
-  if (__builtin_mul_overflow(*nxy, *nz, &n)) {
-    return absl::OutOfRangeError(absl::StrCat("count: ", *nxy, " x ", *nz,
-                                              " chunks is more than a uint64 holds (C9)"));
+  const std::uint64_t n = internal::count_or_zero(box);
+  if (n == 0) [[unlikely]] {
+    const ChunkSpan axes[3] = {box.x, box.y, box.z};
+    return internal::too_many(axes);
   }
   return n;
 }
@@ -314,17 +357,6 @@ template <typename V, typename Chunk>
   }
 }
 
-// OK when the chunk count is at most `budget`; ResourceExhausted otherwise, also when the count does
-// not fit a uint64 (it exceeds every budget then).
-template <typename Chunks>
-[[nodiscard]] absl::Status within_budget(const Chunks& chunks, std::uint64_t budget) {
-  const absl::StatusOr<std::uint64_t> n = count(chunks);
-  if (n.ok() && *n <= budget) return absl::OkStatus();
-  return absl::ResourceExhaustedError(
-      absl::StrCat("for_each_chunk: ", n.ok() ? absl::StrCat(*n) : std::string("more than 2^64 - 1"),
-                   " chunks exceed the budget of ", budget, "; none was visited (C7)"));
-}
-
 // Visits first..last in ascending order. The loop tests for `last` after the visit, never incrementing
 // past it, because last may be INT64_MAX.
 template <typename Emit>
@@ -354,7 +386,8 @@ export namespace lwc {
 template <typename V>
   requires ChunkVisitor<V, std::int64_t>
 [[nodiscard]] absl::Status for_each_chunk(ChunkSpan span, std::uint64_t budget, V&& visit) {
-  if (absl::Status s = internal::within_budget(span, budget); !s.ok()) return s;
+  const std::uint64_t n = internal::count_or_zero(span);
+  if (n == 0 || n > budget) [[unlikely]] return internal::over_budget(n, budget);
   absl::Status status;
   (void)internal::each(span, [&](std::int64_t x) { return internal::visit_one(visit, x, status); });
   return status;
@@ -363,7 +396,8 @@ template <typename V>
 template <typename V>
   requires ChunkVisitor<V, Int2>
 [[nodiscard]] absl::Status for_each_chunk(const ChunkBox2& box, std::uint64_t budget, V&& visit) {
-  if (absl::Status s = internal::within_budget(box, budget); !s.ok()) return s;
+  const std::uint64_t n = internal::count_or_zero(box);
+  if (n == 0 || n > budget) [[unlikely]] return internal::over_budget(n, budget);
   absl::Status status;
   (void)internal::each(box.y, [&](std::int64_t y) {
     return internal::each(box.x, [&](std::int64_t x) { return internal::visit_one(visit, Int2{x, y}, status); });
@@ -374,7 +408,8 @@ template <typename V>
 template <typename V>
   requires ChunkVisitor<V, Int3>
 [[nodiscard]] absl::Status for_each_chunk(const ChunkBox3& box, std::uint64_t budget, V&& visit) {
-  if (absl::Status s = internal::within_budget(box, budget); !s.ok()) return s;
+  const std::uint64_t n = internal::count_or_zero(box);
+  if (n == 0 || n > budget) [[unlikely]] return internal::over_budget(n, budget);
   absl::Status status;
   (void)internal::each(box.z, [&](std::int64_t z) {
     return internal::each(box.y, [&](std::int64_t y) {

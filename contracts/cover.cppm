@@ -40,8 +40,8 @@ export namespace lwc::contracts {
 // [first, last]. Build it with the factories, or from lwc's own result with answer_of().
 struct CoverAnswer {
   absl::StatusCode code = absl::StatusCode::kOk;  // not kOk: the function refused the range
-  bool empty = false;                              // with kOk: "no chunks"
-  std::int64_t first = 0;                          // with kOk and !empty: the span
+  bool empty = false;                             // with kOk: "no chunks"
+  std::int64_t first = 0;                         // with kOk and !empty: the span
   std::int64_t last = 0;
 
   [[nodiscard]] static CoverAnswer chunks(std::int64_t first, std::int64_t last) {
@@ -188,8 +188,8 @@ absl::Status check_range(int128 a, int128 b, std::int64_t size, const contracts:
   for (const int128 x : {a, b - 1}) {
     const int128 c = floor_of(x, size);
     if (c < first || c > last) {
-      return fail("C1 completeness: ", absl::StrCat("point ", show(x), " lies in chunk ", show(c),
-                                                    ", outside the answer"));
+      return fail("C1 completeness: ",
+                  absl::StrCat("point ", show(x), " lies in chunk ", show(c), ", outside the answer"));
     }
   }
   // C2: both ends hold a point of the range. With C1 this pins them to the chunks of a and b - 1.
@@ -234,9 +234,8 @@ absl::Status check_count_against(std::optional<std::uint64_t> want, const absl::
                                  absl::string_view clause, const std::string& what) {
   if (want.has_value()) {
     if (got.ok() && *got == *want) return absl::OkStatus();
-    return absl::InvalidArgumentError(
-        absl::StrCat(clause, what, " has ", *want, " chunks but count gave ",
-                     got.ok() ? absl::StrCat(*got) : got.status().ToString()));
+    return absl::InvalidArgumentError(absl::StrCat(clause, what, " has ", *want, " chunks but count gave ",
+                                                   got.ok() ? absl::StrCat(*got) : got.status().ToString()));
   }
   if (!got.ok() && got.status().code() == absl::StatusCode::kOutOfRange) return absl::OkStatus();
   return absl::InvalidArgumentError(
@@ -295,8 +294,8 @@ export namespace lwc::contracts {
 // The same for a closed cover of [min, max_inclusive]: max_inclusive == min - 1 is the empty range (no
 // chunks) and max_inclusive < min - 1 is reversed (InvalidArgument), as cover(min, max_inclusive + 1)
 // would answer (C5).
-[[nodiscard]] absl::Status check_cover_closed(std::int64_t min, std::int64_t max_inclusive,
-                                              std::int64_t size, const CoverAnswer& got) {
+[[nodiscard]] absl::Status check_cover_closed(std::int64_t min, std::int64_t max_inclusive, std::int64_t size,
+                                              const CoverAnswer& got) {
   return internal::check_range(min, absl::int128(max_inclusive) + 1, size, got,
                                internal::closed(min, max_inclusive));
 }
@@ -309,10 +308,10 @@ export namespace lwc::contracts {
 [[nodiscard]] absl::Status check_closed_form(std::int64_t min, std::int64_t max_inclusive, std::int64_t size,
                                              const CoverAnswer& closed, const CoverAnswer& half_open) {
   if (max_inclusive != internal::kMax64 && !(closed == half_open)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "C5 closed form: cover_closed", internal::closed(min, max_inclusive), " = ", internal::show(closed),
-        " but cover", internal::half_open(min, max_inclusive + 1), " = ", internal::show(half_open),
-        " (size ", size, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("C5 closed form: cover_closed", internal::closed(min, max_inclusive), " = ",
+                     internal::show(closed), " but cover", internal::half_open(min, max_inclusive + 1), " = ",
+                     internal::show(half_open), " (size ", size, ")"));
   }
   if (absl::Status s = check_cover_closed(min, max_inclusive, size, closed); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("C5 closed form: ", s.message()));
@@ -352,8 +351,8 @@ export namespace lwc::contracts {
 [[nodiscard]] absl::Status check_count(std::int64_t first, std::int64_t last,
                                        const absl::StatusOr<std::uint64_t>& got) {
   if (first > last) {
-    return absl::InvalidArgumentError(absl::StrCat("C6 exact count: [", first, ", ", last,
-                                                   "] is not a span (first > last)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("C6 exact count: [", first, ", ", last, "] is not a span (first > last)"));
   }
   const absl::uint128 n = internal::span_count(first, last);
   const std::optional<std::uint64_t> want = internal::product_count(std::span(&n, 1));
@@ -366,14 +365,15 @@ export namespace lwc::contracts {
 // OutOfRange when the product exceeds UINT64_MAX (never a wrapped value).
 [[nodiscard]] absl::Status check_box_count(Int3 first, Int3 last, const absl::StatusOr<std::uint64_t>& got) {
   if (first.x > last.x || first.y > last.y || first.z > last.z) {
-    return absl::InvalidArgumentError(absl::StrCat("C9 product: ", internal::show(first), "..",
-                                                   internal::show(last), " is not a box"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("C9 product: ", internal::show(first), "..", internal::show(last), " is not a box"));
   }
   const absl::uint128 counts[3] = {internal::span_count(first.x, last.x),
                                    internal::span_count(first.y, last.y),
                                    internal::span_count(first.z, last.z)};
-  return internal::check_count_against(internal::product_count(counts), got, "C9 product: ",
-                                       absl::StrCat("box ", internal::show(first), "..", internal::show(last)));
+  return internal::check_count_against(
+      internal::product_count(counts), got,
+      "C9 product: ", absl::StrCat("box ", internal::show(first), "..", internal::show(last)));
 }
 [[nodiscard]] absl::Status check_box_count(Int2 first, Int2 last, const absl::StatusOr<std::uint64_t>& got) {
   return check_box_count(Int3{first.x, first.y, 0}, Int3{last.x, last.y, 0}, got);
@@ -410,11 +410,11 @@ export namespace lwc::contracts {
     return absl::InvalidArgumentError(absl::StrCat("C9 product: an empty axis empties the box", describe()));
   }
   for (int a = 0; a < 3; ++a) {
-    const absl::Status s =
-        closed ? check_cover_closed(lo[a], hi[a], size, got.axis(a)) : check_cover(lo[a], hi[a], size, got.axis(a));
+    const absl::Status s = closed ? check_cover_closed(lo[a], hi[a], size, got.axis(a))
+                                  : check_cover(lo[a], hi[a], size, got.axis(a));
     if (!s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("C9 product: axis ", std::string(1, "xyz"[a]), ": ",
-                                                     s.message(), describe()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("C9 product: axis ", std::string(1, "xyz"[a]), ": ", s.message(), describe()));
     }
   }
   return absl::OkStatus();
@@ -448,8 +448,9 @@ export namespace lwc::contracts {
 //   exactly once in the canonical order (C8);
 // - when the visitor asked to stop at its stop_after-th call: the first min(n, stop_after) chunks of the
 //   canonical order and the status `stop_status` (OK for a bool visitor, its error for a Status visitor).
-[[nodiscard]] absl::Status check_enumeration(Int3 first, Int3 last, std::uint64_t budget, const absl::Status& status,
-                                             std::span<const Int3> visited, std::uint64_t stop_after = 0,
+[[nodiscard]] absl::Status check_enumeration(Int3 first, Int3 last, std::uint64_t budget,
+                                             const absl::Status& status, std::span<const Int3> visited,
+                                             std::uint64_t stop_after = 0,
                                              const absl::Status& stop_status = absl::OkStatus()) {
   const absl::uint128 counts[3] = {internal::span_count(first.x, last.x),
                                    internal::span_count(first.y, last.y),
@@ -474,7 +475,8 @@ export namespace lwc::contracts {
     const Int3 c = oracle_enumeration_at(first, last, i);
     if (!(visited[i] == c)) {
       return absl::InvalidArgumentError(absl::StrCat("C8 canonical order: ", what, ": visit ", i, " was ",
-                                                     internal::show(visited[i]), ", want ", internal::show(c)));
+                                                     internal::show(visited[i]), ", want ",
+                                                     internal::show(c)));
     }
   }
   if (visited.size() != want) {
@@ -482,15 +484,16 @@ export namespace lwc::contracts {
                                                    " visits, want ", want, " (", *n, " chunks)"));
   }
   if (status != want_status) {
-    return absl::InvalidArgumentError(absl::StrCat("C8 canonical order: ", what, ": returned ", status.ToString(),
-                                                   ", want ", want_status.ToString()));
+    return absl::InvalidArgumentError(absl::StrCat("C8 canonical order: ", what, ": returned ",
+                                                   status.ToString(), ", want ", want_status.ToString()));
   }
   return absl::OkStatus();
 }
 
 // The same for spans and lwc's boxes, with chunks in their own types.
 [[nodiscard]] absl::Status check_enumeration(ChunkSpan span, std::uint64_t budget, const absl::Status& status,
-                                             std::span<const std::int64_t> visited, std::uint64_t stop_after = 0,
+                                             std::span<const std::int64_t> visited,
+                                             std::uint64_t stop_after = 0,
                                              const absl::Status& stop_status = absl::OkStatus()) {
   std::vector<Int3> v;
   v.reserve(visited.size());
@@ -498,8 +501,9 @@ export namespace lwc::contracts {
   return check_enumeration(Int3{span.first(), 0, 0}, Int3{span.last(), 0, 0}, budget, status, v, stop_after,
                            stop_status);
 }
-[[nodiscard]] absl::Status check_enumeration(const ChunkBox2& box, std::uint64_t budget, const absl::Status& status,
-                                             std::span<const Int2> visited, std::uint64_t stop_after = 0,
+[[nodiscard]] absl::Status check_enumeration(const ChunkBox2& box, std::uint64_t budget,
+                                             const absl::Status& status, std::span<const Int2> visited,
+                                             std::uint64_t stop_after = 0,
                                              const absl::Status& stop_status = absl::OkStatus()) {
   std::vector<Int3> v;
   v.reserve(visited.size());
@@ -507,8 +511,9 @@ export namespace lwc::contracts {
   return check_enumeration(Int3{box.x.first(), box.y.first(), 0}, Int3{box.x.last(), box.y.last(), 0}, budget,
                            status, v, stop_after, stop_status);
 }
-[[nodiscard]] absl::Status check_enumeration(const ChunkBox3& box, std::uint64_t budget, const absl::Status& status,
-                                             std::span<const Int3> visited, std::uint64_t stop_after = 0,
+[[nodiscard]] absl::Status check_enumeration(const ChunkBox3& box, std::uint64_t budget,
+                                             const absl::Status& status, std::span<const Int3> visited,
+                                             std::uint64_t stop_after = 0,
                                              const absl::Status& stop_status = absl::OkStatus()) {
   return check_enumeration(box.first(), box.last(), budget, status, visited, stop_after, stop_status);
 }

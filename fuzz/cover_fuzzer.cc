@@ -106,11 +106,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // range plus its last point, checked through C5).
     if (r == &half_open) {
       const absl::uint128 n = lwc::contracts::oracle_count(span.first(), span.last());
-      const auto probe = static_cast<std::int64_t>(absl::int128(span.first()) + static_cast<absl::int128>(budget % n));
+      const auto probe =
+          static_cast<std::int64_t>(absl::int128(span.first()) + static_cast<absl::int128>(budget % n));
       require(lwc::contracts::check_contiguity(min, max, s, span.first(), span.last(), probe));  // C3
     }
     enumerate(span, lwc::Int3{span.first(), 0, 0}, lwc::Int3{span.last(), 0, 0}, budget, stop_after,
-              [](std::int64_t x) { return lwc::Int3{x, 0, 0}; });
+              [](std::int64_t x) {
+                return lwc::Int3{x, 0, 0};
+              });
   }
 
   // 3-D and 2-D boxes (C9), their counts and enumerations.
@@ -134,7 +137,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const lwc::ChunkBox2& b = **box2;
       require(lwc::contracts::check_box_count(b.first(), b.last(), lwc::count(b)));
       enumerate(b, lwc::Int3{b.x.first(), b.y.first(), 0}, lwc::Int3{b.x.last(), b.y.last(), 0}, budget,
-                stop_after, [](lwc::Int2 p) { return lwc::Int3{p.x, p.y, 0}; });
+                stop_after, [](lwc::Int2 p) {
+                  return lwc::Int3{p.x, p.y, 0};
+                });
     }
   }
   return 0;

@@ -131,10 +131,11 @@ struct SpanAccess {
 
 // The error of a reversed range, out of line and cold: it keeps cover() small enough to inline into an
 // engine's loop, where the StrCat would otherwise dominate the inlining cost.
-[[nodiscard, gnu::cold, gnu::noinline]] absl::Status reversed_range(absl::string_view function, std::int64_t min,
-                                                                   std::int64_t max, char close) {
-  return absl::InvalidArgumentError(absl::StrCat(function, ": range [", min, ", ", max,
-                                                 absl::string_view(&close, 1), " is reversed (C4)"));
+[[nodiscard, gnu::cold, gnu::noinline]] absl::Status reversed_range(absl::string_view function,
+                                                                    std::int64_t min, std::int64_t max,
+                                                                    char close) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(function, ": range [", min, ", ", max, absl::string_view(&close, 1), " is reversed (C4)"));
 }
 
 [[nodiscard]] inline absl::Status with_axis(char axis, const absl::Status& s) {
@@ -155,8 +156,8 @@ export namespace lwc {
 // - max_inclusive < min - 1: InvalidArgument (reversed);
 // Never fails otherwise; no intermediate overflows (C10).
 [[nodiscard]] inline absl::StatusOr<std::optional<ChunkSpan>> cover_closed(std::int64_t min,
-                                                                          std::int64_t max_inclusive,
-                                                                          ChunkSize size) {
+                                                                           std::int64_t max_inclusive,
+                                                                           ChunkSize size) {
   if (max_inclusive < min) [[unlikely]] {
     // Invariant: min > max_inclusive >= INT64_MIN, so min - 1 exists.
     if (max_inclusive == min - 1) return std::optional<ChunkSpan>();
@@ -181,9 +182,11 @@ export namespace lwc {
 //   LWC_ASSIGN_OR_RETURN(std::optional<lwc::ChunkSpan> span, lwc::cover(lo, hi, kChunk));
 //   if (!span) return absl::OkStatus();   // nothing to load
 [[nodiscard]] inline absl::StatusOr<std::optional<ChunkSpan>> cover(std::int64_t min,
-                                                                   std::int64_t max_exclusive,
-                                                                   ChunkSize size) {
-  if (max_exclusive < min) [[unlikely]] return internal::reversed_range("cover", min, max_exclusive, ')');
+                                                                    std::int64_t max_exclusive,
+                                                                    ChunkSize size) {
+  if (max_exclusive < min) [[unlikely]] {
+    return internal::reversed_range("cover", min, max_exclusive, ')');
+  }
   // Empty first: for [INT64_MIN, INT64_MIN) the last point max_exclusive - 1 does not exist.
   if (max_exclusive == min) return std::optional<ChunkSpan>();
   // Invariant: max_exclusive > min >= INT64_MIN, so max_exclusive - 1 exists and is in the range.
@@ -198,8 +201,8 @@ namespace lwc::internal {
 // An N-D cover from 1-D covers: a reversed axis is an error even when another axis is empty (the caller
 // has a bug either way), then any empty axis empties the box.
 template <typename Box, typename Point, typename Cover1>
-[[nodiscard]] absl::StatusOr<std::optional<Box>> cover_box(const Point& min, const Point& max,
-                                                           ChunkSize size, Cover1 cover1) {
+[[nodiscard]] absl::StatusOr<std::optional<Box>> cover_box(const Point& min, const Point& max, ChunkSize size,
+                                                           Cover1 cover1) {
   constexpr bool kThree = std::is_same_v<Box, ChunkBox3>;
   const absl::StatusOr<std::optional<ChunkSpan>> x = cover1(min.x, max.x, size);
   if (!x.ok()) return with_axis('x', x.status());
@@ -226,24 +229,26 @@ export namespace lwc {
 // same size (C9). InvalidArgument, naming the axis, when any axis is reversed; otherwise std::nullopt
 // when any axis is empty; otherwise the per-axis spans.
 [[nodiscard]] inline absl::StatusOr<std::optional<ChunkBox2>> cover(Int2 min, Int2 max_exclusive,
-                                                                   ChunkSize size) {
-  return internal::cover_box<ChunkBox2>(min, max_exclusive, size,
-                                        [](std::int64_t a, std::int64_t b, ChunkSize s) { return cover(a, b, s); });
+                                                                    ChunkSize size) {
+  return internal::cover_box<ChunkBox2>(
+      min, max_exclusive, size, [](std::int64_t a, std::int64_t b, ChunkSize s) { return cover(a, b, s); });
 }
 [[nodiscard]] inline absl::StatusOr<std::optional<ChunkBox3>> cover(Int3 min, Int3 max_exclusive,
-                                                                   ChunkSize size) {
-  return internal::cover_box<ChunkBox3>(min, max_exclusive, size,
-                                        [](std::int64_t a, std::int64_t b, ChunkSize s) { return cover(a, b, s); });
+                                                                    ChunkSize size) {
+  return internal::cover_box<ChunkBox3>(
+      min, max_exclusive, size, [](std::int64_t a, std::int64_t b, ChunkSize s) { return cover(a, b, s); });
 }
 [[nodiscard]] inline absl::StatusOr<std::optional<ChunkBox2>> cover_closed(Int2 min, Int2 max_inclusive,
-                                                                          ChunkSize size) {
+                                                                           ChunkSize size) {
   return internal::cover_box<ChunkBox2>(
-      min, max_inclusive, size, [](std::int64_t a, std::int64_t b, ChunkSize s) { return cover_closed(a, b, s); });
+      min, max_inclusive, size,
+      [](std::int64_t a, std::int64_t b, ChunkSize s) { return cover_closed(a, b, s); });
 }
 [[nodiscard]] inline absl::StatusOr<std::optional<ChunkBox3>> cover_closed(Int3 min, Int3 max_inclusive,
-                                                                          ChunkSize size) {
+                                                                           ChunkSize size) {
   return internal::cover_box<ChunkBox3>(
-      min, max_inclusive, size, [](std::int64_t a, std::int64_t b, ChunkSize s) { return cover_closed(a, b, s); });
+      min, max_inclusive, size,
+      [](std::int64_t a, std::int64_t b, ChunkSize s) { return cover_closed(a, b, s); });
 }
 
 }  // namespace lwc
@@ -272,9 +277,9 @@ namespace lwc::internal {
 
 // The errors, out of line and cold like reversed_range().
 [[nodiscard, gnu::cold, gnu::noinline]] absl::Status too_many(ChunkSpan s, char axis) {
-  return absl::OutOfRangeError(absl::StrCat(axis == 0 ? "" : absl::StrCat("axis ", absl::string_view(&axis, 1), ": "),
-                                            "count: span [", s.first(), ", ", s.last(),
-                                            "] has 2^64 chunks, more than a uint64 holds (C6)"));
+  return absl::OutOfRangeError(
+      absl::StrCat(axis == 0 ? "" : absl::StrCat("axis ", absl::string_view(&axis, 1), ": "), "count: span [",
+                   s.first(), ", ", s.last(), "] has 2^64 chunks, more than a uint64 holds (C6)"));
 }
 [[nodiscard, gnu::cold, gnu::noinline]] absl::Status too_many(std::span<const ChunkSpan> axes) {
   for (std::size_t a = 0; a < axes.size(); ++a) {
@@ -307,7 +312,9 @@ export namespace lwc {
 // it is not one anyone can enumerate or allocate for.
 [[nodiscard]] inline absl::StatusOr<std::uint64_t> count(ChunkSpan span) {
   const std::uint64_t n = internal::count_or_zero(span);
-  if (n == 0) [[unlikely]] return internal::too_many(span, 0);
+  if (n == 0) [[unlikely]] {
+    return internal::too_many(span, 0);
+  }
   return n;
 }
 [[nodiscard]] inline absl::StatusOr<std::uint64_t> count(const ChunkBox2& box) {
@@ -333,10 +340,9 @@ export namespace lwc {
 // returning void (visit everything), bool (false stops, and for_each_chunk returns OK) or absl::Status
 // (an error stops, and for_each_chunk returns it).
 template <typename V, typename Chunk>
-concept ChunkVisitor =
-    std::invocable<V&, Chunk> && (std::is_void_v<std::invoke_result_t<V&, Chunk>> ||
-                                  std::same_as<std::invoke_result_t<V&, Chunk>, bool> ||
-                                  std::same_as<std::invoke_result_t<V&, Chunk>, absl::Status>);
+concept ChunkVisitor = std::invocable<V&, Chunk> &&
+    (std::is_void_v<std::invoke_result_t<V&, Chunk>> || std::same_as<std::invoke_result_t<V&, Chunk>, bool> ||
+     std::same_as<std::invoke_result_t<V&, Chunk>, absl::Status>);
 
 }  // namespace lwc
 
@@ -387,7 +393,9 @@ template <typename V>
   requires ChunkVisitor<V, std::int64_t>
 [[nodiscard]] absl::Status for_each_chunk(ChunkSpan span, std::uint64_t budget, V&& visit) {
   const std::uint64_t n = internal::count_or_zero(span);
-  if (n == 0 || n > budget) [[unlikely]] return internal::over_budget(n, budget);
+  if (n == 0 || n > budget) [[unlikely]] {
+    return internal::over_budget(n, budget);
+  }
   absl::Status status;
   (void)internal::each(span, [&](std::int64_t x) { return internal::visit_one(visit, x, status); });
   return status;
@@ -397,10 +405,14 @@ template <typename V>
   requires ChunkVisitor<V, Int2>
 [[nodiscard]] absl::Status for_each_chunk(const ChunkBox2& box, std::uint64_t budget, V&& visit) {
   const std::uint64_t n = internal::count_or_zero(box);
-  if (n == 0 || n > budget) [[unlikely]] return internal::over_budget(n, budget);
+  if (n == 0 || n > budget) [[unlikely]] {
+    return internal::over_budget(n, budget);
+  }
   absl::Status status;
   (void)internal::each(box.y, [&](std::int64_t y) {
-    return internal::each(box.x, [&](std::int64_t x) { return internal::visit_one(visit, Int2{x, y}, status); });
+    return internal::each(box.x, [&](std::int64_t x) {
+      return internal::visit_one(visit, Int2{x, y}, status);
+    });
   });
   return status;
 }
@@ -409,7 +421,9 @@ template <typename V>
   requires ChunkVisitor<V, Int3>
 [[nodiscard]] absl::Status for_each_chunk(const ChunkBox3& box, std::uint64_t budget, V&& visit) {
   const std::uint64_t n = internal::count_or_zero(box);
-  if (n == 0 || n > budget) [[unlikely]] return internal::over_budget(n, budget);
+  if (n == 0 || n > budget) [[unlikely]] {
+    return internal::over_budget(n, budget);
+  }
   absl::Status status;
   (void)internal::each(box.z, [&](std::int64_t z) {
     return internal::each(box.y, [&](std::int64_t y) {

@@ -68,7 +68,8 @@ Covered cover_either(const RangeCase& c) {
 absl::int128 point_in(absl::int128 a, absl::int128 b, std::int64_t size) {
   const absl::int128 length = b - a;
   const auto offset = static_cast<absl::int128>(*lwc::testing::raw_bits()) % length;
-  const absl::int128 boundary = (absl::int128(chunk_of(a, size)) + 1) * size;  // first point of the next chunk
+  const absl::int128 boundary =
+      (absl::int128(chunk_of(a, size)) + 1) * size;  // first point of the next chunk
   const absl::int128 near = boundary + *rc::gen::inRange<std::int64_t>(-1, 1);
   return *rc::gen::element(a, b - 1, a + offset, near >= a && near < b ? near : a);
 }
@@ -106,8 +107,8 @@ LWC_PROP(Cover, C3_EveryChunkBetweenHoldsAPoint, ()) {
   const ChunkSpan s = chunks_of(r);
   const absl::uint128 n = lwc::contracts::oracle_count(s.first(), s.last());
   const auto offset = static_cast<absl::int128>(static_cast<absl::uint128>(*lwc::testing::raw_bits()) % n);
-  for (const absl::int128 probe : {absl::int128(s.first()) + offset, absl::int128(s.first()) + 1,
-                                   absl::int128(s.last()) - 1}) {
+  for (const absl::int128 probe :
+       {absl::int128(s.first()) + offset, absl::int128(s.first()) + 1, absl::int128(s.last()) - 1}) {
     if (probe < s.first() || probe > s.last()) continue;
     assert_ok(lwc::contracts::check_contiguity(c.min, c.max, c.size, s.first(), s.last(),
                                                static_cast<std::int64_t>(probe)));
@@ -122,7 +123,8 @@ LWC_PROP(Cover, C3_EveryChunkBetweenHoldsAPoint, ()) {
   RC_ASSERT(got->has_value() == !want->empty());
   if (want->empty()) return;
   std::vector<std::int64_t> span_chunks;
-  for (absl::int128 k = (*got)->first(); k <= (*got)->last(); ++k) span_chunks.push_back(static_cast<std::int64_t>(k));
+  for (absl::int128 k = (*got)->first(); k <= (*got)->last(); ++k)
+    span_chunks.push_back(static_cast<std::int64_t>(k));
   RC_ASSERT(span_chunks == *want);
 }
 
@@ -152,15 +154,17 @@ LWC_PROP(Cover, C4_EmptyIsNoneReversedIsInvalid, ()) {
     RC_ASSERT(reversed.status().code() == absl::StatusCode::kInvalidArgument);
   }
   // Whatever the relation of min and max, lwc's answer passes the checker.
-  assert_ok(lwc::contracts::check_cover(c.min, c.max, c.size, lwc::contracts::answer_of(lwc::cover(c.min, c.max, size))));
+  assert_ok(lwc::contracts::check_cover(c.min, c.max, c.size,
+                                        lwc::contracts::answer_of(lwc::cover(c.min, c.max, size))));
 }
 
 LWC_PROP(Cover, C5_ClosedIsHalfOpenPlusOne, ()) {
   const RangeCase c = *lwc::testing::any_range_case();
   const lwc::ChunkSize size = size_of(c.size);
   const CoverAnswer closed = lwc::contracts::answer_of(lwc::cover_closed(c.min, c.max, size));
-  const CoverAnswer half_open = c.max == kInt64Max ? CoverAnswer::none()
-                                                   : lwc::contracts::answer_of(lwc::cover(c.min, c.max + 1, size));
+  const CoverAnswer half_open = c.max == kInt64Max
+                                    ? CoverAnswer::none()
+                                    : lwc::contracts::answer_of(lwc::cover(c.min, c.max + 1, size));
   RC_CLASSIFY(c.max == kInt64Max, "reaches INT64_MAX");
   assert_ok(lwc::contracts::check_closed_form(c.min, c.max, c.size, closed, half_open));
 }
@@ -186,8 +190,8 @@ LWC_PROP(Cover, C6_CountIsExact, ()) {
 // A box of 1 to 3 axes (unused axes are [0, 0]); mostly enumerable, sometimes not.
 lwc::ChunkBox3 any_box(int axes) {
   const auto axis = [](bool used) {
-    const SpanCase sc = used ? *rc::gen::weightedOneOf<SpanCase>({{5, lwc::testing::small_span_case()},
-                                                                  {1, lwc::testing::any_span_case()}})
+    const SpanCase sc = used ? *rc::gen::weightedOneOf<SpanCase>(
+                                   {{5, lwc::testing::small_span_case()}, {1, lwc::testing::any_span_case()}})
                              : SpanCase{0, 0};
     return *ChunkSpan::create(sc.first, sc.last);
   };
@@ -195,7 +199,8 @@ lwc::ChunkBox3 any_box(int axes) {
 }
 
 absl::uint128 box_count(const lwc::ChunkBox3& b) {
-  return lwc::contracts::oracle_count(b.x.first(), b.x.last()) * lwc::contracts::oracle_count(b.y.first(), b.y.last()) *
+  return lwc::contracts::oracle_count(b.x.first(), b.x.last()) *
+         lwc::contracts::oracle_count(b.y.first(), b.y.last()) *
          lwc::contracts::oracle_count(b.z.first(), b.z.last());
 }
 
@@ -235,7 +240,8 @@ void enumerate_and_check(const lwc::ChunkBox3& box, int axes, std::uint64_t budg
   } else {
     run([](lwc::Int3 p) { return p; }, box);
   }
-  assert_ok(lwc::contracts::check_enumeration(box.first(), box.last(), budget, status, seen, stop_after, stop));
+  assert_ok(
+      lwc::contracts::check_enumeration(box.first(), box.last(), budget, status, seen, stop_after, stop));
 }
 
 LWC_PROP(Cover, C7_OverBudgetVisitsNothing, ()) {
@@ -251,7 +257,7 @@ LWC_PROP(Cover, C7_OverBudgetVisitsNothing, ()) {
   enumerate_and_check(box, axes, budget, 0, *rc::gen::arbitrary<bool>());
 }
 
-LWC_PROP_SCALED(Cover, C8_EachChunkOnceInCanonicalOrder, 2, ()) {
+LWC_PROP(Cover, C8_EachChunkOnceInCanonicalOrder, ()) {
   const int axes = *rc::gen::inRange(1, 4);
   const auto small = [] {
     const SpanCase sc = *lwc::testing::small_span_case();
@@ -264,7 +270,8 @@ LWC_PROP_SCALED(Cover, C8_EachChunkOnceInCanonicalOrder, 2, ()) {
       *rc::gen::element(static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(n) + 7,
                         std::numeric_limits<std::uint64_t>::max());
   const std::uint64_t stop_after = *rc::gen::weightedOneOf<std::uint64_t>(
-      {{2, rc::gen::just(std::uint64_t{0})}, {1, rc::gen::inRange<std::uint64_t>(1, static_cast<std::uint64_t>(n) + 2)}});
+      {{2, rc::gen::just(std::uint64_t{0})},
+       {1, rc::gen::inRange<std::uint64_t>(1, static_cast<std::uint64_t>(n) + 2)}});
   RC_CLASSIFY(stop_after != 0, "visitor stops");
   enumerate_and_check(box, axes, budget, stop_after, *rc::gen::arbitrary<bool>());
 }
@@ -277,7 +284,8 @@ LWC_PROP(Cover, C9_BoxIsProductOfAxes, ()) {
     const std::int64_t other = *lwc::testing::other_end(min, s);
     const auto [lo, hi] = std::minmax(min, other);
     // Mostly ordered, so that boxes with three axes are common; sometimes empty or reversed.
-    const int kind = *rc::gen::weightedOneOf<int>({{8, rc::gen::just(0)}, {1, rc::gen::just(1)}, {1, rc::gen::just(2)}});
+    const int kind =
+        *rc::gen::weightedOneOf<int>({{8, rc::gen::just(0)}, {1, rc::gen::just(1)}, {1, rc::gen::just(2)}});
     if (kind == 1) return std::pair{lo, lo};
     if (kind == 2 && lo != hi) return std::pair{hi, lo};
     return std::pair{lo, hi};
@@ -297,8 +305,8 @@ LWC_PROP(Cover, C9_BoxIsProductOfAxes, ()) {
   }
   const auto box2 = closed ? lwc::cover_closed(lwc::Int2{x0, y0}, lwc::Int2{x1, y1}, size)
                            : lwc::cover(lwc::Int2{x0, y0}, lwc::Int2{x1, y1}, size);
-  assert_ok(lwc::contracts::check_cover_box(lwc::Int2{x0, y0}, lwc::Int2{x1, y1}, s, lwc::contracts::answer_of(box2),
-                                            closed));
+  assert_ok(lwc::contracts::check_cover_box(lwc::Int2{x0, y0}, lwc::Int2{x1, y1}, s,
+                                            lwc::contracts::answer_of(box2), closed));
   if (box2.ok() && box2->has_value()) {
     assert_ok(lwc::contracts::check_box_count((*box2)->first(), (*box2)->last(), lwc::count(**box2)));
   }
@@ -325,7 +333,8 @@ LWC_PROP(Cover, C10_TotalAtTheExtremes, ()) {
     int calls = 0;
     const absl::Status status = lwc::for_each_chunk(span, 2, [&](std::int64_t) { ++calls; });
     RC_ASSERT(status.ok() == (lwc::contracts::oracle_count(span.first(), span.last()) <= 2));
-    RC_ASSERT(calls == (status.ok() ? static_cast<int>(lwc::contracts::oracle_count(span.first(), span.last())) : 0));
+    RC_ASSERT(calls ==
+              (status.ok() ? static_cast<int>(lwc::contracts::oracle_count(span.first(), span.last())) : 0));
   }
   const auto box = lwc::cover_closed(lwc::Int3{a, b, a}, lwc::Int3{b, a, b}, size);
   if (box.ok() && box->has_value()) {

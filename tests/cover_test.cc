@@ -90,7 +90,8 @@ TEST(Cover, SeedExhaustiveRangesMatchPointByPoint) {
         const ChunkSpan c = **got;
         EXPECT_EQ(c.first(), want->front()) << a << " " << b << " " << s;
         EXPECT_EQ(c.last(), want->back()) << a << " " << b << " " << s;
-        EXPECT_EQ(static_cast<std::int64_t>(want->size()), c.last() - c.first() + 1) << a << " " << b << " " << s;
+        EXPECT_EQ(static_cast<std::int64_t>(want->size()), c.last() - c.first() + 1)
+            << a << " " << b << " " << s;
         EXPECT_EQ(*lwc::count(c), want->size());
         EXPECT_TRUE(lwc::contracts::check_cover(a, b, s, lwc::contracts::answer_of(got)).ok());
       }
@@ -125,7 +126,8 @@ TEST(CoverClosed, OneBelowMinIsEmptyFurtherIsReversed) {
 }
 
 TEST(CoverClosed, EqualsHalfOpenPlusOne) {
-  for (const std::int64_t a : {kMin, kMin + 1, std::int64_t{-1001}, std::int64_t{-1}, std::int64_t{0}, kMax - 1}) {
+  for (const std::int64_t a :
+       {kMin, kMin + 1, std::int64_t{-1001}, std::int64_t{-1}, std::int64_t{0}, kMax - 1}) {
     for (const std::int64_t b : {kMin, std::int64_t{-1002}, std::int64_t{-1}, std::int64_t{999}, kMax - 1}) {
       EXPECT_EQ(lwc::contracts::answer_of(lwc::cover_closed(a, b, k1000)),
                 lwc::contracts::answer_of(lwc::cover(a, b + 1, k1000)))
@@ -219,8 +221,7 @@ TEST(ForEachChunk, OneOverBudgetVisitsNothing) {
 
 TEST(ForEachChunk, WholeDomainIsOverEveryBudget) {
   int calls = 0;
-  const absl::Status status =
-      lwc::for_each_chunk(span(kMin, kMax), kU64Max, [&](std::int64_t) { ++calls; });
+  const absl::Status status = lwc::for_each_chunk(span(kMin, kMax), kU64Max, [&](std::int64_t) { ++calls; });
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
   EXPECT_EQ(calls, 0);
 }
@@ -262,8 +263,9 @@ TEST(ForEachChunk, BoxOrderIsXFastestThenYThenZ) {
   const lwc::ChunkBox3 box{span(-1, 0), span(5, 6), span(kMax - 1, kMax)};
   const absl::Status status = lwc::for_each_chunk(box, 8, [&](lwc::Int3 c) { seen.push_back(c); });
   ASSERT_TRUE(status.ok()) << status;
-  const std::vector<lwc::Int3> want = {{-1, 5, kMax - 1}, {0, 5, kMax - 1}, {-1, 6, kMax - 1}, {0, 6, kMax - 1},
-                                       {-1, 5, kMax},     {0, 5, kMax},     {-1, 6, kMax},     {0, 6, kMax}};
+  const std::vector<lwc::Int3> want = {{-1, 5, kMax - 1}, {0, 5, kMax - 1}, {-1, 6, kMax - 1},
+                                       {0, 6, kMax - 1},  {-1, 5, kMax},    {0, 5, kMax},
+                                       {-1, 6, kMax},     {0, 6, kMax}};
   EXPECT_EQ(seen, want);
   EXPECT_TRUE(lwc::contracts::check_enumeration(box, 8, status, seen).ok());
   EXPECT_EQ(lwc::for_each_chunk(box, 7, [&](lwc::Int3) { ADD_FAILURE(); }).code(),
@@ -282,7 +284,9 @@ TEST(ForEachChunk, OverflowingBoxCountIsOverBudget) {
 
 TEST(Checker, NamesTheClauseOfEachWrongAnswer) {
   using lwc::contracts::check_cover;
-  const auto clause = [](const absl::Status& s) { return std::string(s.message().substr(0, s.message().find(' '))); };
+  const auto clause = [](const absl::Status& s) {
+    return std::string(s.message().substr(0, s.message().find(' ')));
+  };
   // The last chunk taken from max_exclusive: chunk 0 holds no point of [-1000, 0).
   EXPECT_EQ(clause(check_cover(-1000, 0, 1000, CoverAnswer::chunks(-1, 0))), "C2");
   // Truncating division: [-1, 1) answered as chunk 0 only; -1 is left out.
@@ -301,11 +305,13 @@ TEST(Checker, NamesTheClauseOfEachWrongAnswer) {
   EXPECT_EQ(clause(lwc::contracts::check_count(kMin, kMax, std::uint64_t{0})), "C6");
   EXPECT_EQ(clause(lwc::contracts::check_count(-1, 0, std::uint64_t{1})), "C6");
   const std::vector<std::int64_t> visited = {0};
-  EXPECT_EQ(clause(lwc::contracts::check_enumeration(span(0, 1), 1, absl::ResourceExhaustedError("x"), visited)),
-            "C7");
+  EXPECT_EQ(
+      clause(lwc::contracts::check_enumeration(span(0, 1), 1, absl::ResourceExhaustedError("x"), visited)),
+      "C7");
   const std::vector<std::int64_t> backwards = {1, 0};
   EXPECT_EQ(clause(lwc::contracts::check_enumeration(span(0, 1), 2, absl::OkStatus(), backwards)), "C8");
-  EXPECT_EQ(clause(lwc::contracts::check_box_count(lwc::Int2{0, 0}, lwc::Int2{kMax, 1}, std::uint64_t{0})), "C9");
+  EXPECT_EQ(clause(lwc::contracts::check_box_count(lwc::Int2{0, 0}, lwc::Int2{kMax, 1}, std::uint64_t{0})),
+            "C9");
 }
 
 }  // namespace

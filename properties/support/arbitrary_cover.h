@@ -42,14 +42,15 @@ inline rc::Gen<std::int64_t> other_end(std::int64_t from, std::int64_t size) {
   return rc::gen::weightedOneOf<std::int64_t>({
       {3, rc::gen::map(rc::gen::inRange<std::int64_t>(-3, 40),
                        [from](std::int64_t d) { return clamp_to_int64(absl::int128(from) + d); })},
-      {3, rc::gen::map(rc::gen::pair(rc::gen::inRange<std::int64_t>(-2, 4), rc::gen::inRange<std::int64_t>(-2, 3)),
-                       [from, size](std::pair<std::int64_t, std::int64_t> kd) {
-                         // The boundary of the chunk k steps from from's chunk, then d points off it.
-                         const absl::int128 s = size;
-                         const absl::int128 f = from;
-                         const absl::int128 floor = (f >= 0 ? f / s : -((-f + s - 1) / s));
-                         return clamp_to_int64((floor + kd.first) * s + kd.second);
-                       })},
+      {3, rc::gen::map(
+              rc::gen::pair(rc::gen::inRange<std::int64_t>(-2, 4), rc::gen::inRange<std::int64_t>(-2, 3)),
+              [from, size](std::pair<std::int64_t, std::int64_t> kd) {
+                // The boundary of the chunk k steps from from's chunk, then d points off it.
+                const absl::int128 s = size;
+                const absl::int128 f = from;
+                const absl::int128 floor = (f >= 0 ? f / s : -((-f + s - 1) / s));
+                return clamp_to_int64((floor + kd.first) * s + kd.second);
+              })},
       {2, near_multiple_of(size)},
       {1, rc::gen::element(kInt64Min, kInt64Min + 1, kInt64Max, kInt64Max - 1)},
       {2, any_int64()},
@@ -62,8 +63,9 @@ inline rc::Gen<RangeCase> any_range_case() {
     return rc::gen::mapcat(
         rc::gen::weightedOneOf<std::int64_t>({{2, any_int64()}, {1, near_multiple_of(size)}}),
         [size](std::int64_t min) {
-          return rc::gen::map(other_end(min, size),
-                              [size, min](std::int64_t max) { return RangeCase{min, max, size}; });
+          return rc::gen::map(other_end(min, size), [size, min](std::int64_t max) {
+            return RangeCase{min, max, size};
+          });
         });
   });
 }
@@ -86,15 +88,15 @@ inline rc::Gen<RangeCase> ordered_range_case() {
 // A short range (at most 300 points) anywhere, including against either end of int64, at a small size
 // (so that it spans several chunks) or any size: small enough to check point by point.
 inline rc::Gen<RangeCase> short_range_case() {
-  return rc::gen::map(
-      rc::gen::tuple(rc::gen::weightedOneOf<std::int64_t>({{3, rc::gen::inRange<std::int64_t>(1, 40)},
-                                                           {1, positive_size()}}),
-                     any_int64(), rc::gen::inRange<std::int64_t>(0, 301)),
-      [](std::tuple<std::int64_t, std::int64_t, std::int64_t> t) {
-        const auto [size, start, length] = t;
-        const std::int64_t min = clamp_to_int64(std::min(absl::int128(start), absl::int128(kInt64Max) - length));
-        return RangeCase{min, static_cast<std::int64_t>(absl::int128(min) + length), size};
-      });
+  return rc::gen::map(rc::gen::tuple(rc::gen::weightedOneOf<std::int64_t>(
+                                         {{3, rc::gen::inRange<std::int64_t>(1, 40)}, {1, positive_size()}}),
+                                     any_int64(), rc::gen::inRange<std::int64_t>(0, 301)),
+                      [](std::tuple<std::int64_t, std::int64_t, std::int64_t> t) {
+                        const auto [size, start, length] = t;
+                        const std::int64_t min =
+                            clamp_to_int64(std::min(absl::int128(start), absl::int128(kInt64Max) - length));
+                        return RangeCase{min, static_cast<std::int64_t>(absl::int128(min) + length), size};
+                      });
 }
 
 // A chunk span [first, last]: mostly 1 to 7 chunks anywhere (so it can be enumerated), sometimes up to
@@ -111,8 +113,8 @@ inline std::ostream& operator<<(std::ostream& os, const SpanCase& c) {
 inline rc::Gen<SpanCase> small_span_case() {
   return rc::gen::map(rc::gen::pair(any_int64(), rc::gen::inRange<std::int64_t>(1, 8)),
                       [](std::pair<std::int64_t, std::int64_t> p) {
-                        const std::int64_t first =
-                            clamp_to_int64(std::min(absl::int128(p.first), absl::int128(kInt64Max) - p.second + 1));
+                        const std::int64_t first = clamp_to_int64(
+                            std::min(absl::int128(p.first), absl::int128(kInt64Max) - p.second + 1));
                         return SpanCase{first, static_cast<std::int64_t>(absl::int128(first) + p.second - 1)};
                       });
 }
@@ -121,11 +123,12 @@ inline rc::Gen<SpanCase> any_span_case() {
   return rc::gen::weightedOneOf<SpanCase>({
       {4, small_span_case()},
       {1, rc::gen::element(SpanCase{kInt64Min, kInt64Max}, SpanCase{kInt64Min + 1, kInt64Max},
-                           SpanCase{kInt64Min, kInt64Max - 1}, SpanCase{kInt64Min, -1}, SpanCase{0, kInt64Max},
-                           SpanCase{-1, 0}, SpanCase{0, std::int64_t{1} << 32})},
-      {2, rc::gen::map(rc::gen::pair(any_int64(), any_int64()), [](std::pair<std::int64_t, std::int64_t> p) {
-         return SpanCase{std::min(p.first, p.second), std::max(p.first, p.second)};
-       })},
+                           SpanCase{kInt64Min, kInt64Max - 1}, SpanCase{kInt64Min, -1},
+                           SpanCase{0, kInt64Max}, SpanCase{-1, 0}, SpanCase{0, std::int64_t{1} << 32})},
+      {2, rc::gen::map(rc::gen::pair(any_int64(), any_int64()),
+                       [](std::pair<std::int64_t, std::int64_t> p) {
+                         return SpanCase{std::min(p.first, p.second), std::max(p.first, p.second)};
+                       })},
   });
 }
 

@@ -68,6 +68,18 @@ TEST(Cover, SeedReversedIsInvalidArgument) {
   }
 }
 
+TEST(Cover, SeedZeroAndNegativeSizesCannotReachCover) {
+  // Seed 000 checks that Cover throws for sizes 0 and -1000. Here no such size exists to pass: a
+  // ChunkSize is validated once (D5), and a checker judging an engine that took one names D5.
+  for (const std::int64_t s : {std::int64_t{0}, std::int64_t{-1000}}) {
+    EXPECT_EQ(ChunkSize::create(s).status().code(), absl::StatusCode::kInvalidArgument);
+    const absl::Status accepted = lwc::contracts::check_cover(-1, 1, s, CoverAnswer::chunks(-1, 0));
+    EXPECT_TRUE(absl::StartsWith(accepted.message(), "D5")) << accepted;
+    const CoverAnswer refused = CoverAnswer::error(absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(lwc::contracts::check_cover(-1, 1, s, refused).ok());
+  }
+}
+
 TEST(Cover, SeedExhaustiveRangesMatchPointByPoint) {
   // Seed 000: every half-open range with both ends in -24..24 (reversed ones excluded, empty ones
   // included), compared with the distinct chunks of its points, for several sizes.

@@ -288,7 +288,10 @@ template <std::size_t N>
   const Wide e = exact - k.shl(Wide::kScale) * s;  // in [0, size * 2^1200)
   const double size_d = static_cast<double>(size);
   const Wide twice_e = e + e;
-  const bool carry = internal::Wide::scaled(size_d) + Wide::scaled(std::nextafter(size_d, 0.0)) <= twice_e;
+  // The nearest double to e is size when e is past the midpoint to the double below size, or on it and
+  // size is the even one of the two (sizes above 2^52 can be odd).
+  const int to_mid = compare(Wide::scaled(size_d) + Wide::scaled(std::nextafter(size_d, 0.0)), twice_e);
+  const bool carry = to_mid < 0 || (to_mid == 0 && internal::is_even(size_d));
   const Wide final_cell = carry ? k + Wide::of(1) : k;
   if (!final_cell.fits_int64()) {
     if (got.ok() || got.status().code() != absl::StatusCode::kOutOfRange) {
@@ -539,14 +542,37 @@ class OriginModel {
     return out;
   }
 
+  // expected_plan()
+  //
+  // What plan(observer) must answer (R6, R8): InvalidArgument for an observer that is not normalised (R1);
+  // nothing when it is within threshold cells of the origin on every axis; FailedPrecondition when a
+  // barrier cell around its cell is not loaded; else the plan from the origin to its cell at the current
+  // version.
+  [[nodiscard]] absl::StatusOr<std::optional<RebasePlan<N>>> expected_plan(const WorldPosition<N>& observer) const {
+    for (std::size_t a = 0; a < N; ++a) {
+      if (!internal::is_normalised(observer.offset[a], size_)) return absl::InvalidArgumentError("not normalised");
+    }
+    bool far = false;
+    for (std::size_t a = 0; a < N; ++a) {
+      const absl::int128 d = absl::int128(observer.cell[a]) - origin_[a];
+      far |= (d < 0 ? -d : d) >= threshold_;
+    }
+    if (!far) return std::optional<RebasePlan<N>>();
+    if (const std::vector<CellIndex<N>> gone = missing(observer.cell); !gone.empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(gone.size(), " barrier cells are missing, e.g. ", internal::cells(gone.front())));
+    }
+    return std::optional<RebasePlan<N>>(RebasePlan<N>{origin_, observer.cell, version_});
+  }
+
   // check_plan()
   //
-  // R6: a plan exists iff the observer is at least threshold cells from the origin on some axis and every
-  // barrier cell is loaded (FailedPrecondition otherwise; nullopt inside the threshold). R8: the plan
-  // targets the observer's cell and carries the current origin and version. A position that is not
-  // normalised must be InvalidArgument (R1).
+  // R6: `got` (an implementation's plan(observer) in the model's state) is expected_plan(observer): a plan
+  // exists iff the observer is beyond the threshold and every barrier cell is loaded; the same error code
+  // otherwise. R8: the plan carries the current origin and version.
   [[nodiscard]] absl::Status check_plan(const WorldPosition<N>& observer,
                                         const absl::StatusOr<std::optional<RebasePlan<N>>>& got) const {
+    const absl::StatusOr<std::optional<RebasePlan<N>>> want = expected_plan(observer);
     const auto fail = [&](absl::string_view clause, absl::string_view why) {
       return absl::InvalidArgumentError(absl::StrCat(
           clause, ": plan(", internal::position(observer), ") at origin ", internal::cells(origin_), " version ",
@@ -554,46 +580,48 @@ class OriginModel {
           !got.ok() ? internal::status_text(got.status())
                     : (*got ? absl::StrCat("a plan to ", internal::cells((*got)->target)) : std::string("nothing"))));
     };
-    for (std::size_t a = 0; a < N; ++a) {
-      if (!internal::is_normalised(observer.offset[a], size_)) {
-        if (got.ok() || got.status().code() != absl::StatusCode::kInvalidArgument) {
-          return fail("R1 normalisation", "an observer that is not normalised must be InvalidArgument");
-        }
-        return absl::OkStatus();
-      }
-    }
-    bool far = false;
-    for (std::size_t a = 0; a < N; ++a) {
-      const absl::int128 d = absl::int128(observer.cell[a]) - origin_[a];
-      far |= (d < 0 ? -d : d) >= threshold_;
-    }
-    if (!far) {
-      if (!got.ok() || *got) return fail("R6 barrier", "inside the threshold there is nothing to do");
-      return absl::OkStatus();
-    }
-    const std::vector<CellIndex<N>> gone = missing(observer.cell);
-    if (!gone.empty()) {
-      if (got.ok() || got.status().code() != absl::StatusCode::kFailedPrecondition) {
-        return fail("R6 barrier", absl::StrCat(gone.size(), " barrier cells are missing, e.g. ",
-                                               internal::cells(gone.front()), ": must be FailedPrecondition"));
+    if (!want.ok()) {
+      if (got.ok() || got.status().code() != want.status().code()) {
+        const bool barrier = want.status().code() == absl::StatusCode::kFailedPrecondition;
+        return fail(barrier ? "R6 barrier" : "R1 normalisation",
+                    absl::StrCat("must be ", internal::status_text(want.status())));
       }
       return absl::OkStatus();
     }
-    if (!got.ok() || !*got) return fail("R6 barrier", "beyond the threshold with the barrier loaded: must plan");
-    const RebasePlan<N> want{origin_, observer.cell, version_};
-    if (!(**got == want)) {
+    if (!got.ok() || got->has_value() != want->has_value()) {
+      return fail("R6 barrier", *want ? "beyond the threshold with the barrier loaded: must plan"
+                                      : "inside the threshold there is nothing to do");
+    }
+    if (*want && !(**got == **want)) {
       return fail("R8 staleness", "the plan must carry the current origin and version and target the observer's cell");
     }
     return absl::OkStatus();
   }
 
+  // expected_commit()
+  //
+  // What commit(plan) must answer: Aborted when plan.expected_version is not the current version (R8);
+  // InvalidArgument when plan.from is not the origin (R8); FailedPrecondition when a barrier cell around
+  // the target is not loaded now (R6); OutOfRange when the version counter is exhausted; else the target
+  // as origin at version + 1 (R3).
+  [[nodiscard]] absl::StatusOr<Rebased<N>> expected_commit(const RebasePlan<N>& plan) const {
+    if (plan.expected_version != version_) return absl::AbortedError("the plan is stale");
+    if (plan.from != origin_) return absl::InvalidArgumentError("the plan was made at another origin");
+    if (const std::vector<CellIndex<N>> gone = missing(plan.target); !gone.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(internal::cells(gone.front()), " is not loaded at commit time"));
+    }
+    if (version_ == std::numeric_limits<std::uint64_t>::max()) {
+      return absl::OutOfRangeError("the version counter is exhausted");
+    }
+    return Rebased<N>{plan.target, version_ + 1};
+  }
+
   // check_commit()
   //
-  // R8: a plan whose version is not the current one is Aborted; one whose `from` is not the origin is
-  // InvalidArgument. R6: a plan whose barrier is no longer loaded is FailedPrecondition. The version
-  // counter's end is OutOfRange. Otherwise the commit succeeds with the target as origin and version + 1
-  // (R3), and the model follows.
+  // `got` (an implementation's commit(plan) in the model's state) is expected_commit(plan), naming the
+  // clause a wrong answer breaks; when the commit was due to succeed, the model follows it.
   [[nodiscard]] absl::Status check_commit(const RebasePlan<N>& plan, const absl::StatusOr<Rebased<N>>& got) {
+    const absl::StatusOr<Rebased<N>> want = expected_commit(plan);
     const auto fail = [&](absl::string_view clause, absl::string_view why) {
       return absl::InvalidArgumentError(absl::StrCat(
           clause, ": commit(plan from ", internal::cells(plan.from), " to ", internal::cells(plan.target), " at version ",
@@ -601,31 +629,18 @@ class OriginModel {
           got.ok() ? absl::StrCat("origin ", internal::cells(got->origin), " version ", got->version)
                    : internal::status_text(got.status())));
     };
-    const auto expect_error = [&](absl::StatusCode code, absl::string_view clause, absl::string_view why) {
-      if (got.ok() || got.status().code() != code) {
-        return fail(clause, absl::StrCat(why, ": must be ", absl::StatusCodeToString(code)));
-      }
-      return absl::OkStatus();
-    };
-    if (plan.expected_version != version_) {
-      return expect_error(absl::StatusCode::kAborted, "R8 staleness", "the plan is stale");
-    }
-    if (plan.from != origin_) {
-      return expect_error(absl::StatusCode::kInvalidArgument, "R8 staleness", "the plan was made at another origin");
-    }
-    if (const std::vector<CellIndex<N>> gone = missing(plan.target); !gone.empty()) {
-      return expect_error(absl::StatusCode::kFailedPrecondition, "R6 barrier",
-                          absl::StrCat(internal::cells(gone.front()), " is not loaded at commit time"));
-    }
-    if (version_ == std::numeric_limits<std::uint64_t>::max()) {
-      return expect_error(absl::StatusCode::kOutOfRange, "R7 failure atomicity", "the version counter is exhausted");
+    if (!want.ok()) {
+      if (!got.ok() && got.status().code() == want.status().code()) return absl::OkStatus();
+      const absl::StatusCode code = want.status().code();
+      const absl::string_view clause = code == absl::StatusCode::kFailedPrecondition ? "R6 barrier"
+                                       : code == absl::StatusCode::kOutOfRange      ? "R7 failure atomicity"
+                                                                                    : "R8 staleness";
+      return fail(clause, absl::StrCat("must be ", internal::status_text(want.status())));
     }
     if (!got.ok()) return fail("R6 barrier", "every condition holds, the commit must succeed");
-    if (got->origin != plan.target || got->version != version_ + 1) {
-      return fail("R3 one origin per version", "the new origin must be the target at version + 1");
-    }
-    origin_ = plan.target;
-    version_ += 1;
+    if (!(*got == *want)) return fail("R3 one origin per version", "the new origin must be the target at version + 1");
+    origin_ = want->origin;
+    version_ = want->version;
     return absl::OkStatus();
   }
 

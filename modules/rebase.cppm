@@ -515,11 +515,10 @@ class OriginCoordinator {
   [[nodiscard]] double render_error_bound() const {
     // k = floor(log2(bubble / d)), from the integers: the largest k with 2^k * d <= bubble. The quotient
     // is in [2^-20, 2^44], so k is in [-20, 44].
+    const auto d = absl::uint128(static_cast<std::uint64_t>(config_.units_per_render_unit));
+    const auto b = absl::uint128(static_cast<std::uint64_t>(config_.bubble_units));
     int k = 44;
-    while (k >= 0 ? (config_.units_per_render_unit << k) > config_.bubble_units
-                  : config_.units_per_render_unit > (config_.bubble_units << -k)) {
-      --k;
-    }
+    while (k >= 0 ? (d << k) > b : d > (b << -k)) --k;
     return std::ldexp(1.0, k - std::numeric_limits<float>::digits);
   }
 
@@ -532,6 +531,15 @@ class OriginCoordinator {
   void unload(const CellIndex<N>& cell) { loaded_.erase(cell); }
   [[nodiscard]] bool is_loaded(const CellIndex<N>& cell) const { return loaded_.contains(cell); }
   [[nodiscard]] std::size_t loaded_count() const noexcept { return loaded_.size(); }
+
+  // loaded_cells()
+  //
+  // Every loaded cell, in lexicographic order (for snapshots and audits).
+  [[nodiscard]] std::vector<CellIndex<N>> loaded_cells() const {
+    std::vector<CellIndex<N>> cells(loaded_.begin(), loaded_.end());
+    std::sort(cells.begin(), cells.end());
+    return cells;
+  }
 
   // missing_cells()
   //

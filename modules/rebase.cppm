@@ -247,12 +247,13 @@ inline bool near_float_midpoint(double q) {
 // 2 ulps of the exact quotient, so unless q is near a float midpoint, float(q) is the nearest float.
 inline bool render_axis(std::int64_t cell, double offset, std::int64_t origin, std::int64_t size,
                         std::int64_t d, std::int64_t bubble, float& out) {
-  const double whole = std::floor(offset);  // exact: 0 <= offset < 2^53
-  const double frac = offset - whole;       // exact
+  // 0 <= offset < 2^53, so truncation is the floor and both parts are exact (and no libm call is made).
+  const auto whole = static_cast<std::int64_t>(offset);
+  const double frac = offset - static_cast<double>(whole);
   std::int64_t delta = 0;
   std::int64_t w = 0;
   if (__builtin_sub_overflow(cell, origin, &delta) || __builtin_mul_overflow(delta, size, &w) ||
-      __builtin_add_overflow(w, static_cast<std::int64_t>(whole), &w)) {
+      __builtin_add_overflow(w, whole, &w)) {
     return false;
   }
   if (w > bubble || (w == bubble && frac > 0) || w < -bubble) return false;

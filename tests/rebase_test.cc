@@ -311,6 +311,15 @@ TEST(Normalize, CarryPastInt64IsAnErrorNotAWrap) {
   EXPECT_EQ(g.normalize<2>({0, 0}, {std::nan(""), 0}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(Normalize, LargeIntegralOffsetsTakeTheFloorNotTheTruncation) {
+  // -(2^53 + 2) = 3 * -3002399751580332 + 2: the int128 path's remainder is -1 before correction.
+  const WorldGrid g = grid(3);
+  absl::StatusOr<WorldPosition<2>> p = g.normalize<2>({0, 7}, {-0x1p53 - 2, 0x1p53 + 2});
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->cell, (CellIndex<2>{-3002399751580332, 7 + 3002399751580331}));
+  EXPECT_EQ(p->offset, (std::array<double, 2>{2.0, 1.0}));
+}
+
 TEST(Fixed, ConvertsExactlyBothWaysAtTheExtremes) {
   const WorldGrid g = grid(102400);
   for (const std::int64_t u : {kMin, kMin + 1, std::int64_t{-1}, std::int64_t{0}, std::int64_t{819250}, kMax}) {

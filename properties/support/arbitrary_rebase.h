@@ -90,6 +90,12 @@ inline rc::Gen<double> raw_offset(std::int64_t size) {
       {3, rc::gen::map(rc::gen::pair(rc::gen::inRange(-20, 21), rc::gen::inRange(-3, 4)),
                        [s](std::pair<int, int> kd) { return step_ulps(kd.first * s, kd.second); })},
       {2, rc::gen::map(cell_offset(size), [](double v) { return -v; })},
+      // Large integers near a multiple of the size (the int128 path), remainders of either sign.
+      {2, rc::gen::map(rc::gen::pair(rc::gen::inRange<std::int64_t>(-(std::int64_t{1} << 40), std::int64_t{1} << 40),
+                                     rc::gen::inRange(-3, 4)),
+                       [s](std::pair<std::int64_t, int> kd) {
+                         return step_ulps(std::ldexp(static_cast<double>(kd.first), 30) * s + 0x1p53 * kd.second, 0);
+                       })},
   });
 }
 
@@ -120,8 +126,8 @@ inline rc::Gen<WorldPosition<N>> position_near(const contracts::RenderSpec& spec
       p.cell[a] = *rc::gen::weightedOneOf<std::int64_t>({
           {6, cell_near(origin[a], std::min<std::int64_t>(reach, 1000))},
           {2, cell_near(origin[a], 1)},
-          {1, rc::gen::map(rc::gen::element<std::int64_t>(-1, 0, 1), [&, reach](std::int64_t sign) {
-             return static_cast<std::int64_t>(std::clamp<absl::int128>(absl::int128(origin[a]) + sign * reach, kInt64Min,
+          {1, rc::gen::map(rc::gen::element<std::int64_t>(-1, 0, 1), [near = origin[a], reach](std::int64_t sign) {  // by value: shrinking replays it later
+             return static_cast<std::int64_t>(std::clamp<absl::int128>(absl::int128(near) + sign * reach, kInt64Min,
                                                                        kInt64Max));
            })},
           {1, any_cell()},
@@ -165,6 +171,10 @@ inline rc::Gen<WorldPosition<N>> position_on_float_midpoint(const contracts::Ren
       }
       p.cell[a] = static_cast<std::int64_t>(std::clamp<absl::int128>(
           absl::int128(origin[a]) + static_cast<std::int64_t>(cells), kInt64Min, kInt64Max));
+      // Half the time, nudge the offset by its own ulps: far below the total's ulp when the cell
+      // difference is large, so the exact value sits a hair off the midpoint, where a double cannot
+      // hold it and rounding twice picks the wrong float.
+      if (*rc::gen::arbitrary<bool>()) offset = step_ulps(offset, *rc::gen::element(-2, -1, 1, 2));
       p.offset[a] = std::isfinite(offset) && offset >= 0 && offset < s ? offset : 0.0;
     }
     return p;

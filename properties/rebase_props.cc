@@ -327,9 +327,9 @@ LWC_PROP(Rebase, R11_RenderToWorldRoundTripsAtAKnownVersion, ()) {
   const WorldPosition<2> p = *lwc::testing::position_near<2>(spec, view.origin());
   const absl::StatusOr<lwc::RenderPoint<2>> r = view.to_render(p);
   if (r.ok()) {
+    // Not necessarily OK: at the end of int64 the rounded render point can lie past the last cell.
     const absl::StatusOr<WorldPosition<2>> back = view.from_render(*r);
-    RC_ASSERT(back.ok());
-    const absl::StatusOr<lwc::RenderPoint<2>> r2 = view.to_render(*back);
+    const absl::StatusOr<lwc::RenderPoint<2>> r2 = back.ok() ? view.to_render(*back) : back.status();
     assert_ok(lwc::contracts::check_round_trip(spec, view.origin(), view.version(), *r, back, r2));
   }
 }

@@ -406,6 +406,24 @@ TEST(RoundTrip, RenderToWorldAndBackAtAKnownVersion) {
                   .ok());
 }
 
+// Found by the audit (R11 property at 100k cases, shrunk): two cells from the end of int64, the render
+// point of a position in the last cell rounds (d = 3) to a float whose world position lies before the
+// first cell. from_render must say OutOfRange, not wrap, and the checker must accept that answer.
+TEST(RoundTrip, RoundedRenderPointPastTheEndOfInt64IsOutOfRange) {
+  OriginCoordinator<2> v = view<2>(std::int64_t{1} << 43, ViewConfig{.units_per_render_unit = 3,
+                                                                    .bubble_units = std::int64_t{1} << 44},
+                                   {0, kMin + 2});
+  const WorldPosition<2> p{{0, kMin}, {0, 0x1p-1074}};
+  absl::StatusOr<lwc::RenderPoint<2>> y = v.to_render(p);
+  ASSERT_TRUE(y.ok()) << y.status();
+  EXPECT_EQ(y->at[1], -5864062189568.0f);  // nearest float to -2^44 / 3, below it
+  absl::StatusOr<WorldPosition<2>> back = v.from_render(*y);
+  EXPECT_EQ(back.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_TRUE(lwc::contracts::check_round_trip(lwc::contracts::spec_of(v), v.origin(), v.version(), *y, back,
+                                               absl::StatusOr<lwc::RenderPoint<2>>(back.status()))
+                  .ok());
+}
+
 // Drift and several views ------------------------------------------------------------------------------
 
 // 10,000 random rebases of one view over 200 active objects: after every rebase the batch re-derivation

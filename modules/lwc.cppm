@@ -5,3 +5,4 @@ export module lwc;
 
 export import lwc.decompose;
 export import lwc.cover;
+export import lwc.rebase;

@@ -544,8 +544,7 @@ template <std::size_t D>
   std::vector<Box<D>> local;
   bool within = true;
   const auto limit = static_cast<std::uint64_t>(max_pairs);
-  for_each_shared_cell<D>(level, ids, flags, [&](std::size_t c) {
-    if (!within) return;
+  const auto pair_cell = [&](std::size_t c) {
     counters.visits += static_cast<std::int64_t>(c * (c - 1) / 2);
     local.resize(c);
     for (std::size_t m = 0; m < c; ++m) local[m] = boxes[ids[m]];
@@ -563,7 +562,39 @@ template <std::size_t D>
         out.push_back((static_cast<std::uint64_t>(ids[a]) << id_bits) | ids[b]);
       }
     }
-  });
+  };
+  if (!level.packed) {
+    for_each_shared_cell<D>(level, ids, flags, [&](std::size_t c) {
+      if (within) pair_cell(c);
+    });
+    return within;
+  }
+  // Packed: the same, decoding in place, with the boxes of the next memberships prefetched: the box
+  // loads are the only random accesses, and they dominate the pairing time without it.
+  const std::vector<std::uint64_t>& w = level.words;
+  const std::size_t n = w.size();
+  const int shift = level.key_shift;
+  const std::uint64_t id_mask = (std::uint64_t{1} << level.id_bits) - 1;
+  constexpr std::size_t kAhead = 24;
+  std::size_t fetched = 0;
+  for (std::size_t i = 0; i < n && within;) {
+    const std::uint64_t key = w[i] >> shift;
+    std::size_t j = i + 1;
+    while (j < n && (w[j] >> shift) == key) ++j;
+    for (const std::size_t until = std::min(n, j + kAhead); fetched < until; ++fetched) {
+      __builtin_prefetch(&boxes[(w[fetched] >> D) & id_mask]);
+    }
+    if (j - i >= 2) {
+      ids.clear();
+      flags.clear();
+      for (std::size_t m = i; m < j; ++m) {
+        ids.push_back(static_cast<std::uint32_t>((w[m] >> D) & id_mask));
+        flags.push_back(static_cast<std::uint32_t>(w[m] & all_flags<D>()));
+      }
+      pair_cell(j - i);
+    }
+    i = j;
+  }
   return within;
 }
 
@@ -653,6 +684,57 @@ void probe_level(const Level<D>& level, std::span<const Box<D>> boxes, const Box
   }
 }
 
+// The fast path of registration: the cells of up to kBoxes boxes at once through the batch quantiser
+// (lwc.decompose D11, whose loop inlines the exact quantiser). Returns false when any box of the block is
+// invalid, has a cell outside int64 or spans more than `budget` cells: the caller then places that
+// block box by box, which finds and names the first failure exactly (or a coarser level for it).
+template <std::size_t D>
+struct BlockCells {
+  static constexpr std::size_t kBoxes = 64;
+  std::array<double, kBoxes * 2 * D> coords;
+  std::array<std::int64_t, kBoxes * 2 * D> cells;  // box b, axis k: lo at 2 * (b * D + k), hi after it
+  std::array<std::int64_t, kBoxes> counts;
+
+  [[nodiscard]] CellRange<D> range(std::size_t b) const {
+    CellRange<D> r;
+    for (std::size_t k = 0; k < D; ++k) {
+      r.lo[k] = cells[2 * (b * D + k)];
+      r.hi[k] = cells[2 * (b * D + k) + 1];
+    }
+    return r;
+  }
+};
+
+template <std::size_t D>
+[[nodiscard]] bool quantise_block(std::span<const Box<D>> boxes, CellSize h, std::int64_t budget,
+                                  BlockCells<D>& out) {
+  bool ordered = true;
+  for (std::size_t b = 0; b < boxes.size(); ++b) {
+    for (std::size_t k = 0; k < D; ++k) {
+      ordered &= boxes[b].min[k] <= boxes[b].max[k];  // false for NaN; infinities fail in cells_of
+      out.coords[2 * (b * D + k)] = boxes[b].min[k];
+      out.coords[2 * (b * D + k) + 1] = boxes[b].max[k];
+    }
+  }
+  if (!ordered) return false;
+  const std::size_t n = 2 * D * boxes.size();
+  if (!cells_of(std::span<const double>(out.coords.data(), n), h, std::span<std::int64_t>(out.cells.data(), n)).ok()) {
+    return false;
+  }
+  for (std::size_t b = 0; b < boxes.size(); ++b) {
+    std::int64_t count = 1;
+    for (std::size_t k = 0; k < D; ++k) {
+      std::int64_t span = 0;
+      if (__builtin_sub_overflow(out.cells[2 * (b * D + k) + 1], out.cells[2 * (b * D + k)], &span) ||
+          span >= budget || __builtin_mul_overflow(count, span + 1, &count) || count > budget) {
+        return false;
+      }
+    }
+    out.counts[b] = count;
+  }
+  return true;
+}
+
 // The registered grid of one set of boxes: one Level per level that holds boxes, level 0 first.
 template <std::size_t D>
 struct Index {
@@ -695,18 +777,33 @@ template <std::size_t D>
     Placement<D> where;
   };
   std::vector<Coarse> coarse;
-  for (std::size_t i = 0; i < boxes.size(); ++i) {
-    absl::StatusOr<Placement<D>> where = spec.place(boxes[i], i);
-    if (!where.ok()) return where.status();
-    total += where->cell_count;
-    if (where->level == 0) {
-      base_memberships += where->cell_count;  // <= total <= checked below before any use
-      for (std::size_t k = 0; k < D; ++k) {
-        base.origin[k] = std::min(base.origin[k], where->cells.lo[k]);
-        base.top[k] = std::max(base.top[k], where->cells.hi[k]);
+  BlockCells<D> block;
+  for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
+    const std::span<const Box<D>> part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
+    if (quantise_block(part, spec.cell_size(), budgets.max_cells_per_box, block)) {
+      for (std::size_t b = 0; b < part.size(); ++b) {
+        total += block.counts[b];
+        base_memberships += block.counts[b];  // <= total, which is checked below before any use
+        for (std::size_t k = 0; k < D; ++k) {
+          base.origin[k] = std::min(base.origin[k], block.cells[2 * (b * D + k)]);
+          base.top[k] = std::max(base.top[k], block.cells[2 * (b * D + k) + 1]);
+        }
       }
-    } else {
-      coarse.push_back({static_cast<std::uint32_t>(i), *where});
+      continue;
+    }
+    for (std::size_t i = begin; i < begin + part.size(); ++i) {
+      absl::StatusOr<Placement<D>> where = spec.place(boxes[i], i);
+      if (!where.ok()) return where.status();
+      total += where->cell_count;
+      if (where->level == 0) {
+        base_memberships += where->cell_count;
+        for (std::size_t k = 0; k < D; ++k) {
+          base.origin[k] = std::min(base.origin[k], where->cells.lo[k]);
+          base.top[k] = std::max(base.top[k], where->cells.hi[k]);
+        }
+      } else {
+        coarse.push_back({static_cast<std::uint32_t>(i), *where});
+      }
     }
   }
   if (total > budgets.max_memberships) {
@@ -734,18 +831,26 @@ template <std::size_t D>
       base.wide.reserve(static_cast<std::size_t>(base_memberships));
     }
     base.residents.reserve(boxes.size() - coarse.size());
-    bool first = true;
-    for (std::size_t i = 0; i < boxes.size(); ++i) {
-      if (!index.level_of.empty() && index.level_of[i] != 0) continue;
-      absl::StatusOr<CellRange<D>> r = cell_range(boxes[i], base.size);
-      LWC_CHECK(r.ok(), "a box placed on level 0 has int64 cells there");
-      register_box(base, static_cast<std::uint32_t>(i), *r);
+    const auto add = [&](std::size_t i, const CellRange<D>& r) {
+      register_box(base, static_cast<std::uint32_t>(i), r);
       base.residents.push_back(static_cast<std::uint32_t>(i));
       for (std::size_t k = 0; k < D; ++k) {
-        base.bounds.min[k] = first ? boxes[i].min[k] : std::min(base.bounds.min[k], boxes[i].min[k]);
-        base.bounds.max[k] = first ? boxes[i].max[k] : std::max(base.bounds.max[k], boxes[i].max[k]);
+        base.bounds.min[k] = base.residents.size() == 1 ? boxes[i].min[k] : std::min(base.bounds.min[k], boxes[i].min[k]);
+        base.bounds.max[k] = base.residents.size() == 1 ? boxes[i].max[k] : std::max(base.bounds.max[k], boxes[i].max[k]);
       }
-      first = false;
+    };
+    for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
+      const std::span<const Box<D>> part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
+      if (quantise_block(part, spec.cell_size(), budgets.max_cells_per_box, block)) {
+        for (std::size_t b = 0; b < part.size(); ++b) add(begin + b, block.range(b));
+        continue;
+      }
+      for (std::size_t i = begin; i < begin + part.size(); ++i) {
+        if (!index.level_of.empty() && index.level_of[i] != 0) continue;
+        absl::StatusOr<CellRange<D>> r = cell_range(boxes[i], base.size);
+        LWC_CHECK(r.ok(), "a box placed on level 0 has int64 cells there");
+        add(i, *r);
+      }
     }
     sort_level(base);
     index.levels.push_back(std::move(base));

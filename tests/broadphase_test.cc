@@ -5,11 +5,14 @@
 // cell boundaries, rejection with the right code and no output, budgets exactly at and one over, the
 // oversize levels and queries. Spec: docs/broadphase.md.
 #include <gtest/gtest.h>
+#include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -151,7 +154,10 @@ TEST_P(SeedExhaustiveAtCellSize, SameOverlapsAndTheSeedsRegistrationCounts) {
 
 INSTANTIATE_TEST_SUITE_P(SeedFigures, SeedExhaustiveAtCellSize,
                          ::testing::Values(SeedFigure{3, 1369, 150336}, SeedFigure{2, 1600, 113400},
-                                           SeedFigure{1, 2916, 72216}, SeedFigure{0.5, 6561, 53100}));
+                                           SeedFigure{1, 2916, 72216}, SeedFigure{0.5, 6561, 53100}),
+                         [](const ::testing::TestParamInfo<SeedFigure>& info) {
+                           return "CellSizeTenths" + std::to_string(static_cast<int>(info.param.h * 10));
+                         });
 
 TEST(Contact, EdgeContactOnACellBoundaryIsAPair) {
   // Seed 001: boxes touching at x = 2 with h = 2; the right box starts in cell 1, so the left box's
@@ -233,17 +239,27 @@ TEST(Rejection, FirstFailingBoxDecides) {
   EXPECT_EQ(lwc::find_pairs(boxes, config(1)).status().code(), absl::StatusCode::kOutOfRange);
 }
 
+// CPU time of this thread: wall time on a shared machine measures the other processes.
+std::chrono::nanoseconds thread_cpu_time() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+}
+
 TEST(Budgets, AHugeBoxIsRefusedFromItsSpanInMicroseconds) {
-  // 10^15 cells (and far beyond: the whole double range at a tiny cell size): decided from the span.
+  // 10^15 cells (and far beyond: the whole double range at a tiny cell size), decided from the span: the
+  // best of three calls stays far below what touching 10^15 cells, or even allocating for them, costs.
   const std::vector<Box2> boxes = {box(0, 0, 1e15, 1), box(-1e300, -1e300, 1e300, 1e300)};
   for (const double h : {1.0, 1e290}) {
-    const auto start = std::chrono::steady_clock::now();
-    const absl::StatusOr<PairsResult> r = lwc::find_pairs(boxes, config(h));
-    const auto elapsed = std::chrono::steady_clock::now() - start;
-    EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
-    EXPECT_TRUE(absl::StrContains(r.status().message(), h == 1 ? "box 0:" : "box 1:")) << r.status();
-    // Sanitized debug builds included: far below anything that could touch 10^15 cells.
-    EXPECT_LT(elapsed, std::chrono::milliseconds(5));
+    std::chrono::nanoseconds best = std::chrono::seconds(1);
+    for (int i = 0; i < 3; ++i) {
+      const auto start = thread_cpu_time();
+      const absl::StatusOr<PairsResult> r = lwc::find_pairs(boxes, config(h));
+      best = std::min(best, thread_cpu_time() - start);
+      EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+      EXPECT_TRUE(absl::StrContains(r.status().message(), h == 1 ? "box 0:" : "box 1:")) << r.status();
+    }
+    EXPECT_LT(best, std::chrono::milliseconds(2));  // sanitized Debug builds included
   }
 }
 

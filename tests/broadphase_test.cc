@@ -290,6 +290,27 @@ TEST(Budgets, MembershipsAndPairsExactlyAtTheBudgetAreAllowed) {
   EXPECT_EQ(lwc::find_pairs(boxes, c).status().code(), absl::StatusCode::kResourceExhausted);
 }
 
+TEST(WideKeys, AWorldWiderThan2To64CellsSortsExplicitCells) {
+  // Cells from -2^62 to 2^62 on both axes: the linear cell key does not fit 64 bits, so the grid sorts
+  // (cell, id) records instead (docs: Algorithm, step 2). Same pairs, stats and queries.
+  const double far = 0x1p62;
+  std::vector<Box2> boxes = {box(-far, -far, -far + 2, -far + 2), box(-far + 1, -far + 1, -far + 3, -far + 1),
+                             box(far, far, far, far),             box(far - 1024, far, far, far),
+                             box(0, 0, 1, 1),                     box(1, 1, 1, 1)};
+  const PairsResult r = checked(boxes, config(1));
+  EXPECT_EQ(r.pairs, (std::vector<Pair>{{0, 1}, {2, 3}, {4, 5}}));
+  const std::vector<Box2> copy = boxes;
+  const absl::StatusOr<lwc::Grid<2>> grid = lwc::Grid<2>::build(std::move(boxes), config(1));
+  ASSERT_TRUE(grid.ok());
+  for (const Box2& probe : {box(-far, -far, -far, -far), box(far - 2048, far, far, far), box(0.5, 0.5, 2, 2),
+                            box(-far, -far, far, far)}) {
+    const absl::StatusOr<std::vector<std::uint32_t>> hits = grid->query(probe);
+    ASSERT_TRUE(hits.ok());
+    const absl::Status s = lwc::contracts::check_query<2>(copy, probe, *hits);
+    EXPECT_TRUE(s.ok()) << s.message();
+  }
+}
+
 TEST(Oversize, CoarserLevelsKeepEveryPairOfAWallAcrossAMillionCells) {
   std::vector<Box2> boxes = {box(0, 0, 1e6, 1)};
   for (int i = 0; i < 50; ++i) boxes.push_back(box(i * 20000.0 - 1, 0.5, i * 20000.0, 3));

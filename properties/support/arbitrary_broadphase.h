@@ -83,12 +83,12 @@ rc::Gen<Box<D>> valid_box(double h) {
   });
 }
 
-// A scene of up to `max_boxes` valid boxes: fresh boxes, copies of earlier ones, boxes starting exactly
+// A scene of `min_boxes` to `max_boxes` valid boxes: fresh boxes, copies of earlier ones, boxes starting exactly
 // where an earlier one ends (shared edges and corners), and boxes nested in earlier ones.
 template <std::size_t D>
-rc::Gen<std::vector<Box<D>>> scene(double h, int max_boxes = 24) {
-  return rc::gen::exec([h, max_boxes] {
-    const int n = *rc::gen::inRange(0, max_boxes + 1);
+rc::Gen<std::vector<Box<D>>> scene(double h, int max_boxes = 24, int min_boxes = 0) {
+  return rc::gen::exec([h, max_boxes, min_boxes] {
+    const int n = *rc::gen::inRange(min_boxes, max_boxes + 1);
     std::vector<Box<D>> boxes;
     for (int i = 0; i < n; ++i) {
       const int kind = boxes.empty() ? 0 : *rc::gen::weightedOneOf<int>({{4, rc::gen::just(0)}, {1, rc::gen::just(1)},

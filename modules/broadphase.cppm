@@ -346,8 +346,7 @@ namespace lwc::internal {
 template <std::size_t D>
 struct Level {
   int level = 0;
-  double h = 0;
-  CellSize size = *CellSize::create(1.0);
+  CellSize size = *CellSize::create(1.0);  // h * 2^level
   std::array<std::int64_t, D> origin{};  // lowest cell on each axis
   std::array<std::int64_t, D> top{};     // highest cell on each axis
   std::array<std::uint64_t, D> stride{};  // key = sum (c[k] - origin[k]) * stride[k]
@@ -384,7 +383,8 @@ constexpr std::uint32_t all_flags() {
 }
 
 // LSD radix sort of `a` by bits [shift, shift + bits) of each word; stable, so equal keys keep their
-// input order (ascending box ids). 8 to 11 bits per pass; a pass whose digit is constant is skipped.
+// input order (ascending box ids). At most 11 bits per pass (2048 buckets stay in L1); a pass whose digit
+// is the same for every word is skipped.
 inline void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& scratch, int shift, int bits) {
   if (bits <= 0 || a.size() < 2) return;
   const int passes = (bits + 10) / 11;
@@ -739,15 +739,13 @@ template <std::size_t D>
 template <std::size_t D>
 struct Index {
   std::vector<Level<D>> levels;
-  std::vector<std::uint8_t> coarse;  // per box: 1 if above level 0; empty when no box is
   std::vector<int> level_of;         // per box level; empty when every box is on level 0
   Stats stats;
   std::int64_t max_pairs = 0;
   int id_bits = 0;
 };
 
-template <std::size_t D>
-[[nodiscard]] absl::Status too_many_boxes(std::size_t n) {
+[[nodiscard]] inline absl::Status too_many_boxes(std::size_t n) {
   return absl::ResourceExhaustedError(
       absl::StrCat(n, " boxes: box indices are 32-bit, at most 4294967295 boxes per call (B7)"));
 }
@@ -757,7 +755,7 @@ template <std::size_t D>
 template <std::size_t D>
 [[nodiscard]] absl::StatusOr<Index<D>> build_index(std::span<const Box<D>> boxes, const GridSpec<D>& spec) {
   const auto started = Clock::now();
-  if (boxes.size() > std::numeric_limits<std::uint32_t>::max()) return too_many_boxes<D>(boxes.size());
+  if (boxes.size() > std::numeric_limits<std::uint32_t>::max()) return too_many_boxes(boxes.size());
   const Budgets& budgets = spec.config().budgets;
   Index<D> index;
   index.max_pairs = budgets.max_pairs;
@@ -767,7 +765,6 @@ template <std::size_t D>
   Level<D> base;
   base.level = 0;
   base.size = spec.cell_size();
-  base.h = spec.cell_size().value();
   base.origin.fill(std::numeric_limits<std::int64_t>::max());
   base.top.fill(std::numeric_limits<std::int64_t>::min());
   std::int64_t base_memberships = 0;
@@ -863,8 +860,7 @@ template <std::size_t D>
     std::size_t j = i;
     Level<D> level;
     level.level = coarse[i].where.level;
-    level.h = level_cell_size(spec.cell_size().value(), level.level);
-    level.size = *CellSize::create(level.h);
+    level.size = *CellSize::create(level_cell_size(spec.cell_size().value(), level.level));
     level.origin = coarse[i].where.cells.lo;
     level.top = coarse[i].where.cells.hi;
     for (; j < coarse.size() && coarse[j].where.level == level.level; ++j) {

@@ -4,3 +4,4 @@
 export module lwc;
 
 export import lwc.decompose;
+export import lwc.commit;

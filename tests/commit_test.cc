@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <memory>
@@ -362,7 +363,8 @@ TEST(Checker, NamesTheClause) {
 //
 // Two marker threads edit a 32 x 8-chunk world (bump a chunk's version, then mark one of its cells),
 // two reader threads take the published batch over and over, and one thread commits in a loop, every
-// fifth preparation of a run failing. Each snapshot records the world versions its run had when it was
+// fourth commit failing at a preparation. The markers run until at least 100 commits have found work, so
+// that edits and commits overlap however the threads are scheduled. Each snapshot records the world versions its run had when it was
 // prepared. Checked: every batch a reader saw is one whole published batch (T7); and once the markers
 // stop and the dirty set is drained, the latest snapshot of every chunk holds its final version, so no
 // edit was lost or cleared by a batch that had already read its chunk (T4, T5, T6).
@@ -381,13 +383,15 @@ TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
   std::vector<std::atomic<std::uint64_t>> versions(kWorldWidth * kWorldHeight);
   const auto index = [](std::int64_t x, std::int64_t y) { return static_cast<std::size_t>(y * kWorldWidth + x); };
   std::atomic<int> markers_running{2};
+  std::atomic<int> readers_started{0};
   std::atomic<bool> stop_readers{false};
+  std::atomic<std::uint64_t> attempts_made{0};  // commits that found something pending
 
   const auto marker = [&](std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::uniform_int_distribution<std::int64_t> cx(0, kWorldWidth * 16 - 1);
     std::uniform_int_distribution<std::int64_t> cy(0, kWorldHeight * 16 - 1);
-    for (int i = 0; i < 4000; ++i) {
+    for (int i = 0; i < 1'000'000 && (i < 4000 || attempts_made.load() < 100); ++i) {
       const Int2 cell{cx(rng), cy(rng)};
       versions[index(cell.x / 16, cell.y / 16)].fetch_add(1, std::memory_order_release);
       committer.mark(cell);
@@ -397,13 +401,20 @@ TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
 
   std::vector<std::vector<std::shared_ptr<const lwc::Committer<WorldSnap>::BatchType>>> seen(2);
   std::vector<std::string> reader_errors(2);
+  std::vector<std::atomic<std::uint64_t>> reader_at(2);  // the last sequence each reader saw
   const auto reader = [&](std::size_t r) {
     std::uint64_t last = 0;
+    bool started = false;
     while (!stop_readers.load(std::memory_order_acquire)) {
       std::shared_ptr<const lwc::Committer<WorldSnap>::BatchType> batch = committer.published();
       if (batch->sequence < last) reader_errors[r] = "published sequence went backwards";
       if (batch->sequence != last || seen[r].empty()) seen[r].push_back(batch);
       last = batch->sequence;
+      reader_at[r].store(last, std::memory_order_release);
+      if (!started) {
+        started = true;
+        readers_started.fetch_add(1);
+      }
       (void)committer.pending_runs();  // reads the dirty set while markers write it
     }
   };
@@ -413,10 +424,12 @@ TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
   std::uint64_t failures = 0;
   const auto commit_once = [&](bool inject_failures) {
     ++attempt;
-    std::size_t call = 0;
+    const bool fails = inject_failures && attempt % 4 == 0;
+    const std::uint64_t fail_at = attempt % 7;
+    std::uint64_t call = 0;
     const absl::StatusOr<lwc::CommitReport> report = committer.commit(
         [&](const ChunkRun& run) -> absl::StatusOr<WorldSnap> {
-          if (inject_failures && ++call % 5 == 0) return absl::UnavailableError("injected");
+          if (fails && call++ == fail_at) return absl::UnavailableError("injected");
           WorldSnap snap{run, attempt, {}};
           for (std::int64_t x = run.x_first; x <= run.x_last; ++x) {
             snap.versions.push_back(versions[index(x, run.y)].load(std::memory_order_acquire));
@@ -425,19 +438,30 @@ TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
         });
     if (!report.ok()) {
       ++failures;
+    } else if (report->runs_published > 0) {
+      history.push_back(committer.published());
+    } else {
+      std::this_thread::yield();  // nothing was pending: let the markers run
       return;
     }
-    if (report->runs_published > 0) history.push_back(committer.published());
+    attempts_made.fetch_add(1);
   };
 
-  std::thread m1(marker, 1);
-  std::thread m2(marker, 2);
+  // Readers first, so that each sees the empty batch of sequence 0 and later ones.
   std::thread r1(reader, 0);
   std::thread r2(reader, 1);
+  while (readers_started.load() < 2) std::this_thread::yield();
+  std::thread m1(marker, 1);
+  std::thread m2(marker, 2);
   while (markers_running.load() > 0) commit_once(true);
   m1.join();
   m2.join();
   while (committer.pending_chunks() > 0) commit_once(false);
+  // Let both readers see the last batch (bounded: a stuck reader fails the view count below).
+  const std::uint64_t last = committer.published()->sequence;
+  for (int spin = 0; spin < 1'000'000 && (reader_at[0].load() != last || reader_at[1].load() != last); ++spin) {
+    std::this_thread::yield();
+  }
   stop_readers.store(true, std::memory_order_release);
   r1.join();
   r2.join();
@@ -467,7 +491,9 @@ TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
       ++views;
     }
   }
-  EXPECT_GT(views, 2u);
+  EXPECT_GE(views, 4u);  // each reader: the empty batch and the last, at least
+  std::cout << "[concurrency] " << attempt << " commits tried, " << history.size() << " published, " << failures
+            << " failed; readers held " << views << " distinct batches\n";
 
   // T4-T6: the latest snapshot of every chunk is its final version.
   std::map<std::size_t, std::uint64_t> latest;

@@ -390,8 +390,9 @@ struct BatchView {
     return internal::fail("T7 reader isolation: ", absl::StrCat("batch ", seen.sequence, " has ", seen.runs.size(),
                                                                 " runs but ", seen.origins.size(), " snapshots"));
   }
+  // The commit that prepared the published batch (all its origins are one; the empty batch has none).
+  const std::uint64_t want = it->origins.empty() ? 0 : it->origins[0];
   for (std::size_t i = 0; i < seen.origins.size(); ++i) {
-    const std::uint64_t want = it->origins.empty() ? seen.origins[0] : it->origins[0];
     if (seen.origins[i] != want) {
       return internal::fail("T7 reader isolation: ",
                             absl::StrCat("batch ", seen.sequence, " mixes snapshots of commits ", want, " and ",

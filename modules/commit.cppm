@@ -14,6 +14,7 @@ module;
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -94,6 +95,8 @@ struct RowMajor {
 // B-tree: the seed's own remedy for a pending set that keeps growing), so that merging is one linear
 // sweep. Thread-safe: every member takes the lock.
 class DirtySet {
+  using Map = absl::btree_map<Int2, std::uint64_t, RowMajor>;
+
  public:
   struct Selection {
     std::vector<ChunkRun> runs;
@@ -107,7 +110,12 @@ class DirtySet {
 
   void mark(Int2 chunk) {
     const std::lock_guard<std::mutex> lock(mutex_);
+    // Edits are coherent in space: consecutive marks mostly hit one chunk. A repeat of the last mark in
+    // the open generation is already recorded, so the tree need not be searched again.
+    if (last_generation_ == generation_ && last_chunk_ == chunk) return;
     chunks_.insert_or_assign(chunk, generation_);
+    last_chunk_ = chunk;
+    last_generation_ = generation_;
   }
 
   // The first `max_runs` maximal runs, in canonical order. When any chunk is dirty, also closes the open
@@ -125,22 +133,36 @@ class DirtySet {
   }
 
   // Erases every chunk of `runs` whose latest mark is in `generation` or earlier. A chunk marked again
-  // since (a later generation) stays: the snapshot just published may predate that edit.
+  // since (a later generation) stays: the snapshot just published may predate that edit. `runs` must
+  // be in canonical order, as `select` returns them.
   Cleared clear(std::span<const ChunkRun> runs, std::uint64_t generation) {
+    std::uint64_t selected = 0;
+    for (const ChunkRun& run : runs) selected += run.size();
+    Map dropped;  // destroyed after the lock is released
     const std::lock_guard<std::mutex> lock(mutex_);
-    std::size_t cleared = 0;
-    for (const ChunkRun& run : runs) {
-      auto it = chunks_.lower_bound(Int2{run.x_first, run.y});
-      while (it != chunks_.end() && it->first.y == run.y && it->first.x <= run.x_last) {
-        if (it->second <= generation) {
-          it = chunks_.erase(it);
-          ++cleared;
-        } else {
-          ++it;
+    const std::size_t before = chunks_.size();
+    if (selected >= before / 2) {
+      // Most of the set goes: one sweep that copies the survivors into a new tree beats erasing node
+      // by node. Runs and chunks ascend together, so one pass decides membership.
+      Map survivors;
+      auto run = runs.begin();
+      for (const auto& [chunk, marked] : chunks_) {
+        while (run != runs.end() && RowMajor{}(Int2{run->x_last, run->y}, chunk)) ++run;
+        if (run == runs.end() || !run->contains(chunk) || marked > generation) {
+          survivors.insert(survivors.end(), {chunk, marked});
+        }
+      }
+      dropped.swap(chunks_);
+      chunks_.swap(survivors);
+    } else {
+      for (const ChunkRun& run : runs) {
+        auto it = chunks_.lower_bound(Int2{run.x_first, run.y});
+        while (it != chunks_.end() && it->first.y == run.y && it->first.x <= run.x_last) {
+          it = it->second <= generation ? chunks_.erase(it) : std::next(it);
         }
       }
     }
-    return {cleared, chunks_.size()};
+    return {before - chunks_.size(), chunks_.size()};
   }
 
   [[nodiscard]] std::size_t size() const {
@@ -171,8 +193,12 @@ class DirtySet {
 
   mutable std::mutex mutex_;
   // Invariant: every value is <= generation_ (marks take the open generation, which only grows).
-  absl::btree_map<Int2, std::uint64_t, RowMajor> chunks_;
+  Map chunks_;
   std::uint64_t generation_ = 1;
+  // Invariant: if last_generation_ == generation_, chunks_ maps last_chunk_ to generation_ (clearing
+  // only erases closed generations, and closing one makes the two differ).
+  Int2 last_chunk_{0, 0};
+  std::uint64_t last_generation_ = 0;
 };
 
 // Releases the one-commit-at-a-time flag when a commit returns, or unwinds because `prepare` threw.

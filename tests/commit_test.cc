@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -420,6 +421,7 @@ TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
   };
 
   std::vector<std::shared_ptr<const lwc::Committer<WorldSnap>::BatchType>> history;
+  std::vector<std::uint64_t> history_attempts;
   std::uint64_t attempt = 0;
   std::uint64_t failures = 0;
   const auto commit_once = [&](bool inject_failures) {
@@ -440,6 +442,7 @@ TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
       ++failures;
     } else if (report->runs_published > 0) {
       history.push_back(committer.published());
+      history_attempts.push_back(attempt);
     } else {
       std::this_thread::yield();  // nothing was pending: let the markers run
       return;
@@ -480,7 +483,12 @@ TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
     return v;
   };
   published.push_back(lwc::contracts::BatchView{});  // the empty batch of sequence 0
-  for (const auto& b : history) published.push_back(view(*b));
+  // What the committing side published: batch k came from the attempt recorded with it.
+  for (std::size_t k = 0; k < history.size(); ++k) {
+    lwc::contracts::BatchView v = view(*history[k]);
+    v.origins.assign(v.runs.size(), history_attempts[k]);
+    published.push_back(std::move(v));
+  }
   std::size_t views = 0;
   for (std::size_t r = 0; r < 2; ++r) {
     EXPECT_EQ(reader_errors[r], "");

@@ -162,7 +162,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto budget = static_cast<std::uint8_t>(in.byte() % 5);
     plan.max_runs = budget;
     const std::uint8_t failure = in.byte();
-    bool throws = false;
+    [[maybe_unused]] bool throws = false;  // read only where exceptions exist
     if ((failure & 0x80) == 0) {
       plan.fail_at = failure & 7;
 #if __cpp_exceptions

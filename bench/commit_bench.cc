@@ -166,9 +166,15 @@ const bool registered = [] {
     benchmark::RegisterBenchmark("merge.lwc_span", merge_lwc_span)->Arg(n)->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("commit.lwc", commit_lwc)->Arg(n)->Unit(benchmark::kMicrosecond);
     benchmark::RegisterBenchmark("mark.lwc", mark_lwc)->Arg(n)->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("mark.baseline_hashset", mark_baseline)->Arg(n)->Unit(benchmark::kMicrosecond);
-    auto* merge_base = benchmark::RegisterBenchmark("merge.baseline_resort", merge_baseline)->Arg(n)->Unit(benchmark::kMicrosecond);
-    auto* commit_base = benchmark::RegisterBenchmark("commit.baseline_seed", commit_baseline)->Arg(n)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("mark.baseline_hashset", mark_baseline)
+        ->Arg(n)
+        ->Unit(benchmark::kMicrosecond);
+    auto* merge_base = benchmark::RegisterBenchmark("merge.baseline_resort", merge_baseline)
+                           ->Arg(n)
+                           ->Unit(benchmark::kMicrosecond);
+    auto* commit_base = benchmark::RegisterBenchmark("commit.baseline_seed", commit_baseline)
+                            ->Arg(n)
+                            ->Unit(benchmark::kMicrosecond);
     if (n == 100000) {
       // About half a minute per iteration here; two repetitions are the fewest that give a median.
       merge_base->Iterations(1)->Repetitions(2);

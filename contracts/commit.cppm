@@ -37,17 +37,19 @@ constexpr std::int64_t kMaxX = std::numeric_limits<std::int64_t>::max();
 // Checkers expand runs into sets of chunks; a broken implementation could report a run of 2^64 chunks.
 constexpr absl::uint128 kMaxExpandedChunks = absl::uint128(1) << 24;
 
-std::string text(const ChunkRun& r) { return absl::StrCat("row ", r.y, ", x [", r.x_first, ", ", r.x_last, "]"); }
-std::string text(Int2 c) { return absl::StrCat("(", c.x, ", ", c.y, ")"); }
+[[nodiscard]] std::string text(const ChunkRun& r) {
+  return absl::StrCat("row ", r.y, ", x [", r.x_first, ", ", r.x_last, "]");
+}
+[[nodiscard]] std::string text(Int2 c) { return absl::StrCat("(", c.x, ", ", c.y, ")"); }
 
-absl::Status fail(absl::string_view clause, absl::string_view why) {
+[[nodiscard]] absl::Status fail(absl::string_view clause, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat(clause, why));
 }
 
 // The chunks of `runs` as a set; an error when a run is reversed or the runs hold too many chunks to
 // check. Overlaps are not an error here (T3 judges them): the set simply merges them.
-absl::Status expand(absl::string_view clause, absl::string_view what, std::span<const ChunkRun> runs,
-                    std::set<Int2>& out) {
+[[nodiscard]] absl::Status expand(absl::string_view clause, absl::string_view what,
+                                  std::span<const ChunkRun> runs, std::set<Int2>& out) {
   absl::uint128 total = 0;
   for (const ChunkRun& r : runs) {
     if (r.x_first > r.x_last) {
@@ -176,14 +178,15 @@ class CommitModel {
 // T1: `chunk` is the floor of each coordinate of `cell` divided by chunk_size (a truncating quotient is
 // named as such). chunk_size <= 0 is itself a violation.
 [[nodiscard]] absl::Status check_chunk_of(Int2 cell, std::int64_t chunk_size, Int2 chunk) {
-  if (chunk_size <= 0) return internal::fail("T1 mapping: ", absl::StrCat("chunk size ", chunk_size, " is not positive"));
+  if (chunk_size <= 0)
+    return internal::fail("T1 mapping: ", absl::StrCat("chunk size ", chunk_size, " is not positive"));
   const Int2 want = oracle_chunk_of(cell, chunk_size);
   if (chunk == want) return absl::OkStatus();
   const bool truncated = chunk == Int2{cell.x / chunk_size, cell.y / chunk_size};
-  return internal::fail("T1 mapping: ", absl::StrCat("cell ", internal::text(cell), " by size ", chunk_size,
-                                                     " is in chunk ", internal::text(want), ", got ",
-                                                     internal::text(chunk),
-                                                     truncated ? " (the truncating quotient)" : ""));
+  return internal::fail("T1 mapping: ",
+                        absl::StrCat("cell ", internal::text(cell), " by size ", chunk_size, " is in chunk ",
+                                     internal::text(want), ", got ", internal::text(chunk),
+                                     truncated ? " (the truncating quotient)" : ""));
 }
 
 // check_dedup()
@@ -195,8 +198,9 @@ class CommitModel {
   std::set<Int2> chunks;
   for (const Int2 cell : marked_cells) chunks.insert(oracle_chunk_of(cell, chunk_size));
   if (pending_entries == chunks.size()) return absl::OkStatus();
-  return internal::fail("T2 dedup: ", absl::StrCat(marked_cells.size(), " marked cells fall in ", chunks.size(),
-                                                   " chunks, but ", pending_entries, " entries are pending"));
+  return internal::fail("T2 dedup: ",
+                        absl::StrCat(marked_cells.size(), " marked cells fall in ", chunks.size(),
+                                     " chunks, but ", pending_entries, " entries are pending"));
 }
 
 // check_runs()
@@ -213,17 +217,18 @@ class CommitModel {
     if (i == 0) continue;
     const ChunkRun& p = runs[i - 1];
     if (p.y > r.y || (p.y == r.y && p.x_first >= r.x_first)) {
-      return internal::fail("T3 merge: ", absl::StrCat("runs ", i - 1, " (", internal::text(p), ") and ", i, " (",
-                                                       internal::text(r), ") are not in canonical order"));
+      return internal::fail("T3 merge: ",
+                            absl::StrCat("runs ", i - 1, " (", internal::text(p), ") and ", i, " (",
+                                         internal::text(r), ") are not in canonical order"));
     }
     if (p.y == r.y && p.x_last >= r.x_first) {
-      return internal::fail("T3 merge: ", absl::StrCat("runs ", i - 1, " (", internal::text(p), ") and ", i, " (",
-                                                       internal::text(r), ") overlap"));
+      return internal::fail("T3 merge: ", absl::StrCat("runs ", i - 1, " (", internal::text(p), ") and ", i,
+                                                       " (", internal::text(r), ") overlap"));
     }
     // p.x_last < r.x_first here, so p.x_last + 1 cannot overflow.
     if (p.y == r.y && p.x_last + 1 == r.x_first) {
-      return internal::fail("T3 merge: ", absl::StrCat("runs ", i - 1, " (", internal::text(p), ") and ", i, " (",
-                                                       internal::text(r), ") touch: not maximal"));
+      return internal::fail("T3 merge: ", absl::StrCat("runs ", i - 1, " (", internal::text(p), ") and ", i,
+                                                       " (", internal::text(r), ") touch: not maximal"));
     }
   }
   std::set<Int2> covered;
@@ -236,7 +241,8 @@ class CommitModel {
   }
   for (const Int2 c : covered) {
     if (!want.contains(c)) {
-      return internal::fail("T3 merge: ", absl::StrCat("chunk ", internal::text(c), " is in a run but not dirty"));
+      return internal::fail("T3 merge: ",
+                            absl::StrCat("chunk ", internal::text(c), " is in a run but not dirty"));
     }
   }
   return absl::OkStatus();
@@ -259,8 +265,12 @@ class CommitModel {
   }
   std::set<Int2> before;
   std::set<Int2> after;
-  if (absl::Status s = internal::expand("T4 all or nothing: ", "pending-before", pending_before, before); !s.ok()) return s;
-  if (absl::Status s = internal::expand("T4 all or nothing: ", "pending-after", pending_after, after); !s.ok()) return s;
+  if (absl::Status s = internal::expand("T4 all or nothing: ", "pending-before", pending_before, before);
+      !s.ok())
+    return s;
+  if (absl::Status s = internal::expand("T4 all or nothing: ", "pending-after", pending_after, after);
+      !s.ok())
+    return s;
   for (const Int2 c : before) {
     if (!after.contains(c)) {
       return internal::fail("T4 all or nothing: ",
@@ -270,8 +280,8 @@ class CommitModel {
   before.insert(marked_during.begin(), marked_during.end());
   for (const Int2 c : after) {
     if (!before.contains(c)) {
-      return internal::fail("T4 all or nothing: ",
-                            absl::StrCat("chunk ", internal::text(c), " became pending but was never marked"));
+      return internal::fail("T4 all or nothing: ", absl::StrCat("chunk ", internal::text(c),
+                                                                " became pending but was never marked"));
     }
   }
   return absl::OkStatus();
@@ -292,22 +302,29 @@ class CommitModel {
                                                               sequence_after, ", not one more"));
   }
   if (!std::equal(batch.begin(), batch.end(), published_runs.begin(), published_runs.end())) {
-    return internal::fail("T5 exact clearing: ", absl::StrCat("the published batch has ", published_runs.size(),
-                                                              " runs, not the ", batch.size(), " prepared"));
+    return internal::fail("T5 exact clearing: ",
+                          absl::StrCat("the published batch has ", published_runs.size(), " runs, not the ",
+                                       batch.size(), " prepared"));
   }
   std::set<Int2> before;
   std::set<Int2> in_batch;
   std::set<Int2> after;
-  if (absl::Status s = internal::expand("T5 exact clearing: ", "pending-before", pending_before, before); !s.ok()) return s;
+  if (absl::Status s = internal::expand("T5 exact clearing: ", "pending-before", pending_before, before);
+      !s.ok())
+    return s;
   if (absl::Status s = internal::expand("T5 exact clearing: ", "batch", batch, in_batch); !s.ok()) return s;
-  if (absl::Status s = internal::expand("T5 exact clearing: ", "pending-after", pending_after, after); !s.ok()) return s;
+  if (absl::Status s = internal::expand("T5 exact clearing: ", "pending-after", pending_after, after);
+      !s.ok())
+    return s;
   const std::set<Int2> marked(marked_during.begin(), marked_during.end());
   for (const Int2 c : in_batch) {
     if (!before.contains(c)) {
-      return internal::fail("T5 exact clearing: ", absl::StrCat("chunk ", internal::text(c), " was published but not dirty"));
+      return internal::fail("T5 exact clearing: ",
+                            absl::StrCat("chunk ", internal::text(c), " was published but not dirty"));
     }
     if (after.contains(c) && !marked.contains(c)) {
-      return internal::fail("T5 exact clearing: ", absl::StrCat("chunk ", internal::text(c), " was published but not cleared"));
+      return internal::fail("T5 exact clearing: ",
+                            absl::StrCat("chunk ", internal::text(c), " was published but not cleared"));
     }
   }
   for (const Int2 c : before) {
@@ -318,7 +335,8 @@ class CommitModel {
   }
   for (const Int2 c : after) {
     if (!before.contains(c) && !marked.contains(c)) {
-      return internal::fail("T5 exact clearing: ", absl::StrCat("chunk ", internal::text(c), " became pending but was never marked"));
+      return internal::fail("T5 exact clearing: ", absl::StrCat("chunk ", internal::text(c),
+                                                                " became pending but was never marked"));
     }
   }
   return absl::OkStatus();
@@ -334,8 +352,9 @@ class CommitModel {
     const bool pending = std::any_of(pending_after.begin(), pending_after.end(),
                                      [c](const ChunkRun& r) { return r.contains(c); });
     if (!pending) {
-      return internal::fail("T6 generations: ", absl::StrCat("chunk ", internal::text(c),
-                                                             " was marked during preparation but is not pending"));
+      return internal::fail(
+          "T6 generations: ",
+          absl::StrCat("chunk ", internal::text(c), " was marked during preparation but is not pending"));
     }
   }
   return absl::OkStatus();
@@ -349,13 +368,15 @@ class CommitModel {
                                         std::span<const ChunkRun> prepared) {
   const std::size_t want = max_runs == 0 ? pending_before.size() : std::min(max_runs, pending_before.size());
   if (prepared.size() > want) {
-    return internal::fail("T8 budget: ", absl::StrCat(prepared.size(), " runs prepared; the budget allows ", want));
+    return internal::fail("T8 budget: ",
+                          absl::StrCat(prepared.size(), " runs prepared; the budget allows ", want));
   }
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     if (prepared[i] != pending_before[i]) {
-      return internal::fail("T8 budget: ", absl::StrCat("run ", i, " prepared is ", internal::text(prepared[i]),
-                                                        "; the ", i, "-th pending run in canonical order is ",
-                                                        internal::text(pending_before[i])));
+      return internal::fail(
+          "T8 budget: ",
+          absl::StrCat("run ", i, " prepared is ", internal::text(prepared[i]), "; the ", i,
+                       "-th pending run in canonical order is ", internal::text(pending_before[i])));
     }
   }
   return absl::OkStatus();
@@ -380,23 +401,26 @@ struct BatchView {
   const auto it = std::find_if(published.begin(), published.end(),
                                [&](const BatchView& b) { return b.sequence == seen.sequence; });
   if (it == published.end()) {
-    return internal::fail("T7 reader isolation: ", absl::StrCat("batch ", seen.sequence, " was never published"));
+    return internal::fail("T7 reader isolation: ",
+                          absl::StrCat("batch ", seen.sequence, " was never published"));
   }
   if (seen.runs != it->runs) {
-    return internal::fail("T7 reader isolation: ", absl::StrCat("batch ", seen.sequence, " was seen with ", seen.runs.size(),
-                                                                " runs differing from the ", it->runs.size(), " published"));
+    return internal::fail("T7 reader isolation: ",
+                          absl::StrCat("batch ", seen.sequence, " was seen with ", seen.runs.size(),
+                                       " runs differing from the ", it->runs.size(), " published"));
   }
   if (seen.origins.size() != seen.runs.size()) {
-    return internal::fail("T7 reader isolation: ", absl::StrCat("batch ", seen.sequence, " has ", seen.runs.size(),
-                                                                " runs but ", seen.origins.size(), " snapshots"));
+    return internal::fail("T7 reader isolation: ",
+                          absl::StrCat("batch ", seen.sequence, " has ", seen.runs.size(), " runs but ",
+                                       seen.origins.size(), " snapshots"));
   }
   // The commit that prepared the published batch (all its origins are one; the empty batch has none).
   const std::uint64_t want = it->origins.empty() ? 0 : it->origins[0];
   for (std::size_t i = 0; i < seen.origins.size(); ++i) {
     if (seen.origins[i] != want) {
       return internal::fail("T7 reader isolation: ",
-                            absl::StrCat("batch ", seen.sequence, " mixes snapshots of commits ", want, " and ",
-                                         seen.origins[i], " (entry ", i, ")"));
+                            absl::StrCat("batch ", seen.sequence, " mixes snapshots of commits ", want,
+                                         " and ", seen.origins[i], " (entry ", i, ")"));
     }
   }
   return absl::OkStatus();

@@ -92,7 +92,9 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
-std::int64_t clamp64(absl::int128 v) { return static_cast<std::int64_t>(std::clamp<absl::int128>(v, kMin, kMax)); }
+std::int64_t clamp64(absl::int128 v) {
+  return static_cast<std::int64_t>(std::clamp<absl::int128>(v, kMin, kMax));
+}
 
 // A cursor over chunks: moves by small steps and yields cells in its chunk.
 struct Cursor {
@@ -120,11 +122,13 @@ std::vector<lwc::ChunkRun> runs_of(const lwc::Batch<Snap>& batch) {
 void require_same_state(const lwc::contracts::CommitModel& model, const lwc::Committer<Snap>& c) {
   const std::vector<lwc::ChunkRun> pending = c.pending_runs();
   require(pending == model.pending_runs(), "T3 merge: pending runs differ from the model's");
-  require(c.pending_chunks() == model.dirty().size(), "T2 dedup: pending chunk count differs from the model's");
+  require(c.pending_chunks() == model.dirty().size(),
+          "T2 dedup: pending chunk count differs from the model's");
   const std::vector<lwc::Int2> dirty(model.dirty().begin(), model.dirty().end());
   require(lwc::contracts::check_runs(dirty, pending));  // T3
   const auto published = c.published();
-  require(published->sequence == model.published_sequence(), "T5: published sequence differs from the model's");
+  require(published->sequence == model.published_sequence(),
+          "T5: published sequence differs from the model's");
   require(runs_of(*published) == model.published_runs(), "T5: published runs differ from the model's");
 }
 
@@ -200,7 +204,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
       return Snap{run, origin};
     };
-    const lwc::RunBudget run_budget = budget == 0 ? lwc::RunBudget::unlimited() : *lwc::RunBudget::at_most(budget);
+    const lwc::RunBudget run_budget =
+        budget == 0 ? lwc::RunBudget::unlimited() : *lwc::RunBudget::at_most(budget);
     absl::Status status;
 #if __cpp_exceptions
     try {
@@ -218,10 +223,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::vector<lwc::ChunkRun> after = c.pending_runs();
     const auto published = c.published();
     require(lwc::contracts::check_budget(before, plan.max_runs, prepared));  // T8
-    require(lwc::contracts::check_generations(marked, after));              // T6
+    require(lwc::contracts::check_generations(marked, after));               // T6
     if (!status.ok()) {
-      require(lwc::contracts::check_failed_commit(status, published_before->sequence, published->sequence, before,
-                                                  marked, after));  // T4
+      require(lwc::contracts::check_failed_commit(status, published_before->sequence, published->sequence,
+                                                  before, marked, after));  // T4
       require(!expected.published, "T4: the commit failed where the model publishes");
     } else if (!prepared.empty()) {
       require(lwc::contracts::check_successful_commit(before, prepared, runs_of(*published),

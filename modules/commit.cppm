@@ -135,7 +135,7 @@ class DirtySet {
   // Erases every chunk of `runs` whose latest mark is in `generation` or earlier. A chunk marked again
   // since (a later generation) stays: the snapshot just published may predate that edit. `runs` must
   // be in canonical order, as `select` returns them.
-  Cleared clear(std::span<const ChunkRun> runs, std::uint64_t generation) {
+  [[nodiscard]] Cleared clear(std::span<const ChunkRun> runs, std::uint64_t generation) {
     std::uint64_t selected = 0;
     for (const ChunkRun& run : runs) selected += run.size();
     Map dropped;  // destroyed after the lock is released
@@ -398,7 +398,8 @@ class Committer {
   // meanwhile. With nothing pending, publishes nothing and returns a report of zero runs.
   // Errors: prepare's own code; FailedPrecondition while another commit of this committer is running.
   template <Preparer<Snapshot> Prepare>
-  [[nodiscard]] absl::StatusOr<CommitReport> commit(Prepare&& prepare, RunBudget budget = RunBudget::unlimited()) {
+  [[nodiscard]] absl::StatusOr<CommitReport> commit(Prepare&& prepare,
+                                                    RunBudget budget = RunBudget::unlimited()) {
     // Refused, not queued: waiting would deadlock a commit called from inside `prepare`.
     if (committing_.exchange(true, std::memory_order_acquire)) {
       return absl::FailedPreconditionError("commit: another commit of this committer is running");
@@ -428,7 +429,9 @@ class Committer {
       chunks += run.size();
     }
 
-    // Phase 2: publish with one swap, then clear. Neither step can fail.
+    // Phase 2: publish with one swap, which cannot fail, then clear. Clearing allocates only for the
+    // survivors of a sweep; were that to throw bad_alloc, the batch would be published and its chunks
+    // merely still pending: committed again later, never lost.
     std::shared_ptr<const BatchType> previous;
     std::uint64_t sequence = 0;
     {
@@ -439,8 +442,8 @@ class Committer {
     }
     const internal::DirtySet::Cleared cleared = dirty_.clear(selection.runs, selection.generation);
     // `previous` is released here, outside every lock: dropping a large batch never blocks a reader.
-    return CommitReport{sequence,           selection.generation,   selection.runs.size(),
-                        chunks,             cleared.chunks_cleared, cleared.chunks_pending};
+    return CommitReport{sequence, selection.generation,   selection.runs.size(),
+                        chunks,   cleared.chunks_cleared, cleared.chunks_pending};
   }
 
  private:

@@ -52,7 +52,8 @@ Int2 to_int2(Cell c) { return Int2{c.x, c.y}; }
 lwc::ChunkSize size_of(std::int64_t s) { return *lwc::ChunkSize::create(s); }
 
 std::vector<Int2> gen_cells(const ChunkWindow& w, int max_count) {
-  const auto cells = *rc::gen::resize(max_count, rc::gen::container<std::vector<Cell>>(lwc::testing::window_cell(w)));
+  const auto cells =
+      *rc::gen::resize(max_count, rc::gen::container<std::vector<Cell>>(lwc::testing::window_cell(w)));
   std::vector<Int2> out;
   for (const Cell c : cells) out.push_back(to_int2(c));
   return out;
@@ -77,12 +78,14 @@ std::vector<ChunkRun> runs_of(const lwc::Batch<Snap>& batch) {
 
 LWC_PROP(Commit, T1_CellDirtiesItsFloorChunk, ()) {
   const ChunkWindow w = *lwc::testing::chunk_window();
-  const std::int64_t s = *rc::gen::weightedOneOf<std::int64_t>(
-      {{3, rc::gen::just(w.size)}, {1, lwc::testing::positive_size()}});
+  const std::int64_t s =
+      *rc::gen::weightedOneOf<std::int64_t>({{3, rc::gen::just(w.size)}, {1, lwc::testing::positive_size()}});
   const Int2 cell = to_int2(*rc::gen::weightedOneOf<Cell>(
       {{1, lwc::testing::window_cell(ChunkWindow{s, w.x0, w.y0, w.width, w.height})},
        {1, rc::gen::map(rc::gen::pair(lwc::testing::near_multiple_of(s), lwc::testing::any_int64()),
-                        [](std::pair<std::int64_t, std::int64_t> p) { return Cell{p.first, p.second}; })}}));
+                        [](std::pair<std::int64_t, std::int64_t> p) {
+                          return Cell{p.first, p.second};
+                        })}}));
   lwc::Committer<Snap> committer(size_of(s));
   const Int2 chunk = committer.chunk_of(cell);
   RC_CLASSIFY(cell.x < 0 && chunk.x != cell.x / s, "floor differs from truncation");
@@ -240,8 +243,9 @@ struct Commit : Command {
     absl::Status status;
     bool threw = false;
     try {
-      const lwc::RunBudget budget =
-          plan.max_runs == 0 ? lwc::RunBudget::unlimited() : *lwc::RunBudget::at_most(static_cast<std::int64_t>(plan.max_runs));
+      const lwc::RunBudget budget = plan.max_runs == 0
+                                        ? lwc::RunBudget::unlimited()
+                                        : *lwc::RunBudget::at_most(static_cast<std::int64_t>(plan.max_runs));
       status = c.commit(prepare, budget).status();
     } catch (const InjectedThrow&) {
       threw = true;
@@ -253,23 +257,25 @@ struct Commit : Command {
 
     const std::vector<ChunkRun> after = c.pending_runs();
     const std::shared_ptr<const lwc::Batch<Snap>> published = c.published();
-    assert_ok(lwc::contracts::check_budget(before, plan.max_runs, prepared));        // T8
-    assert_ok(lwc::contracts::check_generations(marked, after));                     // T6
+    assert_ok(lwc::contracts::check_budget(before, plan.max_runs, prepared));  // T8
+    assert_ok(lwc::contracts::check_generations(marked, after));               // T6
     if (!status.ok()) {
       assert_ok(lwc::contracts::check_failed_commit(status, published_before->sequence, published->sequence,
-                                                    before, marked, after));         // T4
+                                                    before, marked, after));  // T4
       RC_ASSERT(published == published_before);
       if (!threw) {
         RC_ASSERT(status.code() == absl::StatusCode::kAborted);
-        RC_ASSERT(absl::StrContains(status.message(), absl::StrCat("(row ", prepared.back().y, ", x [",
-                                                                   prepared.back().x_first, ", ",
-                                                                   prepared.back().x_last, "])")));
+        RC_ASSERT(absl::StrContains(
+            status.message(), absl::StrCat("(row ", prepared.back().y, ", x [", prepared.back().x_first, ", ",
+                                           prepared.back().x_last, "])")));
       }
     } else if (!prepared.empty()) {
       assert_ok(lwc::contracts::check_successful_commit(before, prepared, runs_of(*published),
                                                         published_before->sequence, published->sequence,
-                                                        marked, after));             // T5
-      for (const auto& e : published->entries) RC_ASSERT(e.snapshot.origin == origin && e.snapshot.run == e.run);
+                                                        marked, after));  // T5
+      for (const auto& e : published->entries) {
+        RC_ASSERT(e.snapshot.origin == origin && e.snapshot.run == e.run);
+      }
     } else {
       RC_ASSERT(published == published_before);
     }
@@ -293,8 +299,10 @@ struct Commit : Command {
 
 rc::Gen<std::shared_ptr<const Command>> next_command(const Model& m) {
   return rc::gen::weightedOneOf<std::shared_ptr<const Command>>({
-      {m.profile.mark_weight, rc::gen::exec([m] { return std::shared_ptr<const Command>(std::make_shared<MarkCells>(m)); })},
-      {m.profile.commit_weight, rc::gen::exec([m] { return std::shared_ptr<const Command>(std::make_shared<Commit>(m)); })},
+      {m.profile.mark_weight,
+       rc::gen::exec([m] { return std::shared_ptr<const Command>(std::make_shared<MarkCells>(m)); })},
+      {m.profile.commit_weight,
+       rc::gen::exec([m] { return std::shared_ptr<const Command>(std::make_shared<Commit>(m)); })},
   });
 }
 
@@ -312,19 +320,35 @@ void check_sequences(const Profile& profile) {
 
 // Sequences are expensive cases: a tenth of the configured count, each a sequence of up to ~100 steps.
 LWC_PROP_SCALED(Commit, T4_FailedCommitChangesNothing, 10, ()) {
-  check_sequences({.mark_weight = 2, .commit_weight = 2, .fail_percent = 60, .marks_during_percent = 40, .budget_percent = 30});
+  check_sequences({.mark_weight = 2,
+                   .commit_weight = 2,
+                   .fail_percent = 60,
+                   .marks_during_percent = 40,
+                   .budget_percent = 30});
 }
 
 LWC_PROP_SCALED(Commit, T5_SuccessClearsExactlyTheBatch, 10, ()) {
-  check_sequences({.mark_weight = 3, .commit_weight = 2, .fail_percent = 10, .marks_during_percent = 30, .budget_percent = 20});
+  check_sequences({.mark_weight = 3,
+                   .commit_weight = 2,
+                   .fail_percent = 10,
+                   .marks_during_percent = 30,
+                   .budget_percent = 20});
 }
 
 LWC_PROP_SCALED(Commit, T6_MarksDuringPreparationStayPending, 10, ()) {
-  check_sequences({.mark_weight = 2, .commit_weight = 2, .fail_percent = 25, .marks_during_percent = 90, .budget_percent = 30});
+  check_sequences({.mark_weight = 2,
+                   .commit_weight = 2,
+                   .fail_percent = 25,
+                   .marks_during_percent = 90,
+                   .budget_percent = 30});
 }
 
 LWC_PROP_SCALED(Commit, T8_BudgetPublishesTheFirstRuns, 10, ()) {
-  check_sequences({.mark_weight = 3, .commit_weight = 2, .fail_percent = 15, .marks_during_percent = 30, .budget_percent = 90});
+  check_sequences({.mark_weight = 3,
+                   .commit_weight = 2,
+                   .fail_percent = 15,
+                   .marks_during_percent = 30,
+                   .budget_percent = 90});
 }
 
 // T7 with a real reader thread: it takes the published batch over and over while this thread runs a
@@ -354,10 +378,11 @@ LWC_PROP_SCALED(Commit, T7_ReaderSeesOneWholeBatch, 20, ()) {
   for (std::size_t step = 0; step < steps.size(); ++step) {
     for (const Cell cell : steps[step]) committer.mark(to_int2(cell));
     int call = 0;
-    const absl::StatusOr<lwc::CommitReport> report = committer.commit([&](const ChunkRun& run) -> absl::StatusOr<Snap> {
-      if (call++ == fail_at[step]) return absl::AbortedError("injected failure");
-      return Snap{run, step + 1};
-    });
+    const absl::StatusOr<lwc::CommitReport> report =
+        committer.commit([&](const ChunkRun& run) -> absl::StatusOr<Snap> {
+          if (call++ == fail_at[step]) return absl::AbortedError("injected failure");
+          return Snap{run, step + 1};
+        });
     if (report.ok() && report->runs_published > 0) {
       const auto b = committer.published();
       history.push_back({b->sequence, runs_of(*b), std::vector<std::uint64_t>(b->entries.size(), step + 1)});

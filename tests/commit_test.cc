@@ -102,10 +102,11 @@ TEST(Commit, SeedSecondPreparationFailurePublishesNothing) {
   EXPECT_EQ(prepared, 2);                        // prepared 2
   EXPECT_EQ(c.published()->entries.size(), 0u);  // published 0
   EXPECT_EQ(c.published()->sequence, 0u);
-  EXPECT_EQ(c.pending_chunks(), 2u);             // pending 2
+  EXPECT_EQ(c.pending_chunks(), 2u);  // pending 2
   // The error keeps prepare's code and names the run.
   EXPECT_EQ(report.status().code(), absl::StatusCode::kUnavailable);
-  EXPECT_TRUE(absl::StrContains(report.status().message(), "run 2 of 2 (row 1, x [0, 0])")) << report.status();
+  EXPECT_TRUE(absl::StrContains(report.status().message(), "run 2 of 2 (row 1, x [0, 0])"))
+      << report.status();
   EXPECT_TRUE(absl::StrContains(report.status().message(), "collision rebuild rejected")) << report.status();
 }
 
@@ -138,7 +139,8 @@ TEST(Commit, ExtremeCellsUseFloorDivision) {
 TEST(Commit, RunsStopAtTheEndOfTheRowWithoutWrapping) {
   // Chunk size 1: chunks reach INT64_MAX. x_last + 1 would overflow there, and INT64_MIN is not next.
   Committer c(lwc::ChunkSize::of<1>());
-  for (const Int2 cell : {Int2{kMax - 1, 0}, Int2{kMax, 0}, Int2{kMin, 0}, Int2{kMin + 1, 0}, Int2{kMax, -1}}) {
+  for (const Int2 cell :
+       {Int2{kMax - 1, 0}, Int2{kMax, 0}, Int2{kMin, 0}, Int2{kMin + 1, 0}, Int2{kMax, -1}}) {
     c.mark(cell);
   }
   const std::vector<ChunkRun> want = {{-1, kMax, kMax}, {0, kMin, kMin + 1}, {0, kMax - 1, kMax}};
@@ -204,8 +206,8 @@ TEST(Commit, MarksDuringPreparationBelongToTheNextGeneration) {
   int prepared = 0;
   const absl::StatusOr<lwc::CommitReport> report = c.commit([&](const ChunkRun& run) -> absl::StatusOr<Snap> {
     ++prepared;
-    c.mark({1, 1});        // chunk (0, 0): in this batch, edited after... its snapshot may be stale
-    c.mark({0, 160});      // chunk (0, 10): new
+    c.mark({1, 1});    // chunk (0, 0): in this batch, edited while prepared: its snapshot may be stale
+    c.mark({0, 160});  // chunk (0, 10): new
     EXPECT_EQ(c.generation(), generation + 1);
     return Snap{run, 1};
   });
@@ -319,7 +321,8 @@ TEST(Checker, NamesTheClause) {
   EXPECT_TRUE(check_runs(dirty, std::vector<ChunkRun>{{0, 0, 1}, {0, 3, 3}}).ok());
   const auto t3 = [&](std::vector<ChunkRun> runs) {
     const absl::Status s = check_runs(dirty, runs);
-    return absl::StartsWith(s.message(), "T3 merge: ") ? std::string(s.message().substr(10)) : "no T3: " + s.ToString();
+    return absl::StartsWith(s.message(), "T3 merge: ") ? std::string(s.message().substr(10))
+                                                       : "no T3: " + s.ToString();
   };
   EXPECT_TRUE(absl::StrContains(t3({{0, 0, 0}, {0, 1, 1}, {0, 3, 3}}), "not maximal"));
   EXPECT_TRUE(absl::StrContains(t3({{0, 3, 3}, {0, 0, 1}}), "canonical order"));
@@ -330,24 +333,28 @@ TEST(Checker, NamesTheClause) {
   EXPECT_TRUE(absl::StrContains(t3({{0, kMin, kMax}}), "too many"));
 
   EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_chunk_of({-1, -1}, 16, {0, 0}).message(), "T1"));
-  EXPECT_TRUE(absl::StrContains(lwc::contracts::check_chunk_of({-1, -1}, 16, {0, 0}).message(), "truncating"));
+  EXPECT_TRUE(
+      absl::StrContains(lwc::contracts::check_chunk_of({-1, -1}, 16, {0, 0}).message(), "truncating"));
   EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_dedup(dirty, 1, 4).message(), "T2"));
   const std::vector<ChunkRun> before = {{0, 0, 1}, {0, 3, 3}};
   // A failed commit that published, or cleared a chunk.
   EXPECT_TRUE(absl::StartsWith(
-      lwc::contracts::check_failed_commit(absl::InternalError("x"), 0, 1, before, {}, before).message(), "T4"));
-  EXPECT_TRUE(absl::StartsWith(
-      lwc::contracts::check_failed_commit(absl::InternalError("x"), 0, 0, before, {}, std::vector<ChunkRun>{{0, 0, 1}})
-          .message(),
+      lwc::contracts::check_failed_commit(absl::InternalError("x"), 0, 1, before, {}, before).message(),
       "T4"));
+  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_failed_commit(absl::InternalError("x"), 0, 0, before, {},
+                                                                   std::vector<ChunkRun>{{0, 0, 1}})
+                                   .message(),
+                               "T4"));
   // A successful commit that left a published chunk pending, or cleared one it did not publish.
-  EXPECT_TRUE(absl::StartsWith(
-      lwc::contracts::check_successful_commit(before, before, before, 0, 1, {}, std::vector<ChunkRun>{{0, 3, 3}}).message(),
-      "T5"));
-  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_successful_commit(before, std::vector<ChunkRun>{{0, 0, 1}},
-                                                                       std::vector<ChunkRun>{{0, 0, 1}}, 0, 1, {}, {})
+  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_successful_commit(before, before, before, 0, 1, {},
+                                                                       std::vector<ChunkRun>{{0, 3, 3}})
                                    .message(),
                                "T5"));
+  EXPECT_TRUE(
+      absl::StartsWith(lwc::contracts::check_successful_commit(before, std::vector<ChunkRun>{{0, 0, 1}},
+                                                               std::vector<ChunkRun>{{0, 0, 1}}, 0, 1, {}, {})
+                           .message(),
+                       "T5"));
   const std::vector<Int2> marked = {{0, 0}};
   EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_generations(marked, {}).message(), "T6"));
   EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_budget(before, 1, before).message(), "T8"));
@@ -365,10 +372,10 @@ TEST(Checker, NamesTheClause) {
 // Two marker threads edit a 32 x 8-chunk world (bump a chunk's version, then mark one of its cells),
 // two reader threads take the published batch over and over, and one thread commits in a loop, every
 // fourth commit failing at a preparation. The markers run until at least 100 commits have found work, so
-// that edits and commits overlap however the threads are scheduled. Each snapshot records the world versions its run had when it was
-// prepared. Checked: every batch a reader saw is one whole published batch (T7); and once the markers
-// stop and the dirty set is drained, the latest snapshot of every chunk holds its final version, so no
-// edit was lost or cleared by a batch that had already read its chunk (T4, T5, T6).
+// that edits and commits overlap however the threads are scheduled. Each snapshot records the world versions
+// its run had when it was prepared. Checked: every batch a reader saw is one whole published batch (T7); and
+// once the markers stop and the dirty set is drained, the latest snapshot of every chunk holds its final
+// version, so no edit was lost or cleared by a batch that had already read its chunk (T4, T5, T6).
 
 struct WorldSnap {
   ChunkRun run;
@@ -382,7 +389,9 @@ constexpr std::int64_t kWorldHeight = 8;
 TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
   lwc::Committer<WorldSnap> committer(kSixteen);
   std::vector<std::atomic<std::uint64_t>> versions(kWorldWidth * kWorldHeight);
-  const auto index = [](std::int64_t x, std::int64_t y) { return static_cast<std::size_t>(y * kWorldWidth + x); };
+  const auto index = [](std::int64_t x, std::int64_t y) {
+    return static_cast<std::size_t>(y * kWorldWidth + x);
+  };
   std::atomic<int> markers_running{2};
   std::atomic<int> readers_started{0};
   std::atomic<bool> stop_readers{false};
@@ -429,8 +438,8 @@ TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
     const bool fails = inject_failures && attempt % 4 == 0;
     const std::uint64_t fail_at = attempt % 7;
     std::uint64_t call = 0;
-    const absl::StatusOr<lwc::CommitReport> report = committer.commit(
-        [&](const ChunkRun& run) -> absl::StatusOr<WorldSnap> {
+    const absl::StatusOr<lwc::CommitReport> report =
+        committer.commit([&](const ChunkRun& run) -> absl::StatusOr<WorldSnap> {
           if (fails && call++ == fail_at) return absl::UnavailableError("injected");
           WorldSnap snap{run, attempt, {}};
           for (std::int64_t x = run.x_first; x <= run.x_last; ++x) {
@@ -462,7 +471,8 @@ TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
   while (committer.pending_chunks() > 0) commit_once(false);
   // Let both readers see the last batch (bounded: a stuck reader fails the view count below).
   const std::uint64_t last = committer.published()->sequence;
-  for (int spin = 0; spin < 1'000'000 && (reader_at[0].load() != last || reader_at[1].load() != last); ++spin) {
+  for (int spin = 0; spin < 1'000'000 && (reader_at[0].load() != last || reader_at[1].load() != last);
+       ++spin) {
     std::this_thread::yield();
   }
   stop_readers.store(true, std::memory_order_release);
@@ -500,8 +510,8 @@ TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
     }
   }
   EXPECT_GE(views, 4u);  // each reader: the empty batch and the last, at least
-  std::cout << "[concurrency] " << attempt << " commits tried, " << history.size() << " published, " << failures
-            << " failed; readers held " << views << " distinct batches\n";
+  std::cout << "[concurrency] " << attempt << " commits tried, " << history.size() << " published, "
+            << failures << " failed; readers held " << views << " distinct batches\n";
 
   // T4-T6: the latest snapshot of every chunk is its final version.
   std::map<std::size_t, std::uint64_t> latest;

@@ -27,7 +27,9 @@ struct Cell {
   std::int64_t y;
 };
 
-inline std::ostream& operator<<(std::ostream& os, const Cell& c) { return os << "(" << c.x << ", " << c.y << ")"; }
+inline std::ostream& operator<<(std::ostream& os, const Cell& c) {
+  return os << "(" << c.x << ", " << c.y << ")";
+}
 
 // A chunk size for a committer: 1 (chunks are cells, so runs reach the int64 ends), the seed's 16, and
 // other sizes, powers of two or not, up to INT64_MAX.
@@ -56,7 +58,9 @@ inline std::ostream& operator<<(std::ostream& os, const ChunkWindow& w) {
 }
 
 // The smallest and largest chunk coordinates of a size: floor(INT64_MIN / size), floor(INT64_MAX / size).
-inline std::int64_t min_chunk(std::int64_t size) { return kInt64Min / size - (kInt64Min % size != 0 ? 1 : 0); }
+inline std::int64_t min_chunk(std::int64_t size) {
+  return kInt64Min / size - (kInt64Min % size != 0 ? 1 : 0);
+}
 inline std::int64_t max_chunk(std::int64_t size) { return kInt64Max / size; }
 
 // The first chunk coordinate of a window of `extent` chunks: at either int64 end, across the origin, or
@@ -77,10 +81,11 @@ inline rc::Gen<ChunkWindow> chunk_window() {
     return rc::gen::mapcat(
         rc::gen::pair(rc::gen::inRange<std::int64_t>(1, 9), rc::gen::inRange<std::int64_t>(1, 4)),
         [size](std::pair<std::int64_t, std::int64_t> extent) {
-          return rc::gen::map(rc::gen::pair(window_start(size, extent.first), window_start(size, extent.second)),
-                              [size, extent](std::pair<std::int64_t, std::int64_t> start) {
-                                return ChunkWindow{size, start.first, start.second, extent.first, extent.second};
-                              });
+          return rc::gen::map(
+              rc::gen::pair(window_start(size, extent.first), window_start(size, extent.second)),
+              [size, extent](std::pair<std::int64_t, std::int64_t> start) {
+                return ChunkWindow{size, start.first, start.second, extent.first, extent.second};
+              });
         });
   });
 }
@@ -102,10 +107,15 @@ inline rc::Gen<std::int64_t> coordinate_in(std::int64_t start, std::int64_t exte
 // A cell: nearly always in the window, sometimes anywhere (extremes favoured).
 inline rc::Gen<Cell> window_cell(const ChunkWindow& w) {
   return rc::gen::weightedOneOf<Cell>({
-      {12, rc::gen::map(rc::gen::pair(coordinate_in(w.x0, w.width, w.size), coordinate_in(w.y0, w.height, w.size)),
-                        [](std::pair<std::int64_t, std::int64_t> p) { return Cell{p.first, p.second}; })},
+      {12, rc::gen::map(
+               rc::gen::pair(coordinate_in(w.x0, w.width, w.size), coordinate_in(w.y0, w.height, w.size)),
+               [](std::pair<std::int64_t, std::int64_t> p) {
+                 return Cell{p.first, p.second};
+               })},
       {1, rc::gen::map(rc::gen::pair(any_int64(), any_int64()),
-                       [](std::pair<std::int64_t, std::int64_t> p) { return Cell{p.first, p.second}; })},
+                       [](std::pair<std::int64_t, std::int64_t> p) {
+                         return Cell{p.first, p.second};
+                       })},
   });
 }
 

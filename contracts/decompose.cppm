@@ -96,6 +96,27 @@ std::string describe(const absl::StatusOr<std::int64_t>& r) {
 
 export namespace lwc::contracts {
 
+// sign_of_multiple_minus()
+//
+// The exact sign (-1, 0, +1) of n * h - v in real arithmetic, for |n| <= 2^63, finite h > 0 and finite
+// v (float arguments convert exactly). No division and no rounding: int128 significands and exponents.
+[[nodiscard]] int sign_of_multiple_minus(absl::int128 n, double h, double v) {
+  return internal::sign_of_multiple_minus(n, h, v);
+}
+
+// check_cell_bracket()
+//
+// D9 for one answer: OK iff n * h <= v < (n + 1) * h exactly. Cheaper than check_cell_of (no search),
+// for sweeps that already know the answer is not an error.
+[[nodiscard]] absl::Status check_cell_bracket(double v, double h, std::int64_t n) {
+  if (internal::sign_of_multiple_minus(n, h, v) <= 0 &&
+      internal::sign_of_multiple_minus(absl::int128(n) + 1, h, v) > 0) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat("D9 exact quantisation: cell ", n, " does not hold ",
+                                                 internal::describe(v), " for h = ", internal::describe(h)));
+}
+
 // oracle_split()
 //
 // Reference for D1-D3, obviously correct: truncate in int128, then step down while the multiple exceeds x.
@@ -138,6 +159,25 @@ export namespace lwc::contracts {
   // D1 and D2 hold but the answer differs from floor: impossible (D3 says the pair is unique), so
   // reaching here means the oracle itself is wrong.
   return fail("D3 uniqueness: ", "a second pair satisfies D1 and D2 (oracle defect)");
+}
+
+// check_chunk()
+//
+// D3 for a chunk id alone, as a save or an asset cache stores it (often without the local offset): OK iff
+// chunk == floor(x / size). A non-positive size is D5; the truncated quotient x / size is named D6 (the
+// seed's bug, the one a migration must undo); any other wrong id is D3.
+[[nodiscard]] absl::Status check_chunk(std::int64_t x, std::int64_t size, std::int64_t chunk) {
+  const auto fail = [&](absl::string_view clause, absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(clause, why, " for x = ", x, ", size = ", size, ": got chunk ", chunk));
+  };
+  if (size <= 0) return fail("D5 size validation: ", "a non-positive size was accepted");
+  const std::int64_t want = oracle_split(x, size).chunk;
+  if (chunk == want) return absl::OkStatus();
+  if (chunk == x / size) {
+    return fail("D6 truncation: ", absl::StrCat("this is the truncating quotient; floor gives chunk ", want));
+  }
+  return fail("D3 uniqueness: ", absl::StrCat("the chunk of x is floor(x / size) = ", want));
 }
 
 // check_size_validation()

@@ -8,9 +8,11 @@ module;
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <concepts>
 #include <limits>
 #include <ostream>
 #include <span>
+#include <type_traits>
 
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
@@ -20,95 +22,131 @@ module;
 #include "lwc/check.h"
 export module lwc.decompose;
 
+namespace lwc::internal {
+
+// The unsigned type twice as wide as a signed word: holds the product of a dividend and a reciprocal.
+template <class T> struct DoubleWidth;
+template <> struct DoubleWidth<std::int8_t> { using type = std::uint16_t; };
+template <> struct DoubleWidth<std::int16_t> { using type = std::uint32_t; };
+template <> struct DoubleWidth<std::int32_t> { using type = std::uint64_t; };
+template <> struct DoubleWidth<std::int64_t> { __extension__ using type = unsigned __int128; };
+
+}  // namespace lwc::internal
+
 export namespace lwc {
 
-// ChunkSize
+// SignedWord
 //
-// A chunk width: a positive int64, validated once so that `split` needs no error path (D5). It also
-// precomputes how `split` divides by it: an arithmetic shift for powers of two, otherwise a 64-bit
-// reciprocal (a multiply instead of a hardware division; both proved equal to division by D7).
+// The coordinate types the integer arithmetic is written for, once: int8_t ... int64_t. The public API is
+// int64 (ChunkSize, ChunkPoint); the narrow widths exist so that the very same code can be checked for
+// every input (tests/decompose_exhaustive.cc, docs/decompose.md "Exhaustive evidence").
+template <class T>
+concept SignedWord = std::same_as<T, std::int8_t> || std::same_as<T, std::int16_t> ||
+                     std::same_as<T, std::int32_t> || std::same_as<T, std::int64_t>;
+
+// BasicChunkSize, ChunkSize
+//
+// A chunk width: a positive integer, validated once so that `split` needs no error path (D5). It also
+// precomputes how `split` divides by it: an arithmetic shift for powers of two, otherwise a reciprocal
+// (a multiply instead of a hardware division; both proved equal to division by D7).
 //
 // Example:
 //   absl::StatusOr<lwc::ChunkSize> size = lwc::ChunkSize::create(config.chunk_width);
 //   if (!size.ok()) return size.status();
 //   constexpr lwc::ChunkSize kSixteen = lwc::ChunkSize::of<16>();
-class ChunkSize {
+template <SignedWord T>
+class BasicChunkSize {
  public:
+  using Unsigned = std::make_unsigned_t<T>;
+
   // create()
   //
   // Returns the size `value`, or InvalidArgument when value <= 0.
-  [[nodiscard]] static absl::StatusOr<ChunkSize> create(std::int64_t value) {
+  [[nodiscard]] static absl::StatusOr<BasicChunkSize> create(T value) {
     if (value <= 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("chunk size ", value, " is not positive (D5)"));
     }
-    return ChunkSize(value);
+    return BasicChunkSize(value);
   }
 
   // of()
   //
   // A size known at compile time; a non-positive `N` does not compile.
-  template <std::int64_t N>
+  template <T N>
     requires(N > 0)
-  [[nodiscard]] static consteval ChunkSize of() noexcept {
-    return ChunkSize(N);
+  [[nodiscard]] static consteval BasicChunkSize of() noexcept {
+    return BasicChunkSize(N);
   }
 
-  [[nodiscard]] constexpr std::int64_t value() const noexcept { return value_; }
+  [[nodiscard]] constexpr T value() const noexcept { return value_; }
   [[nodiscard]] constexpr bool is_power_of_two() const noexcept { return shift_ >= 0; }
   // log2()
   //
   // k when value() == 2^k; -1 when value() is not a power of two.
   [[nodiscard]] constexpr int log2() const noexcept { return shift_; }
 
-  // The reciprocal of a size that is not a power of two: for every 0 <= u < 2^63,
-  // floor(u / value()) == (u * multiplier()) >> (64 + post_shift()). Unspecified for powers of two.
-  [[nodiscard]] constexpr std::uint64_t multiplier() const noexcept { return multiplier_; }
+  // The reciprocal of a size that is not a power of two, for N-bit T: for every 0 <= u < 2^(N-1),
+  // floor(u / value()) == (u * multiplier()) >> (N + post_shift()). Unspecified for powers of two.
+  [[nodiscard]] constexpr Unsigned multiplier() const noexcept { return multiplier_; }
   [[nodiscard]] constexpr int post_shift() const noexcept { return post_shift_; }
 
-  friend constexpr bool operator==(ChunkSize a, ChunkSize b) noexcept { return a.value_ == b.value_; }
-  friend std::ostream& operator<<(std::ostream& os, ChunkSize s) { return os << s.value_; }
+  friend constexpr bool operator==(BasicChunkSize a, BasicChunkSize b) noexcept {
+    return a.value_ == b.value_;
+  }
+  friend std::ostream& operator<<(std::ostream& os, BasicChunkSize s) {
+    return os << static_cast<std::int64_t>(s.value_);
+  }
 
  private:
+  static constexpr int kBits = std::numeric_limits<Unsigned>::digits;
+
   // Granlund and Montgomery's round-up reciprocal ("Division by invariant integers using
-  // multiplication", 1994) for N = 63-bit dividends: with l = ceil(log2 d) and m = ceil(2^(63 + l) / d),
-  // u * m / 2^(63 + l) = u / d + u * e / 2^(63 + l) for some 0 <= e < 1, and that error is below
-  // 2^63 / 2^(63 + l) = 2^-l <= 1 / d, too small to reach the next integer, since the fractional part of
-  // u / d is at most (d - 1) / d. For d not a power of two, 2^(l - 1) < d, so m < 2^64.
-  constexpr explicit ChunkSize(std::int64_t value) noexcept
+  // multiplication", 1994) for (N - 1)-bit dividends: with l = ceil(log2 d) and
+  // m = ceil(2^(N - 1 + l) / d), u * m / 2^(N - 1 + l) = u / d + u * e / 2^(N - 1 + l) for some
+  // 0 <= e < 1, and that error is below 2^(N - 1) / 2^(N - 1 + l) = 2^-l <= 1 / d, too small to reach the
+  // next integer, since the fractional part of u / d is at most (d - 1) / d. For d not a power of two,
+  // 2^(l - 1) < d, so m < 2^N.
+  constexpr explicit BasicChunkSize(T value) noexcept
       : value_(value),
-        shift_(std::has_single_bit(static_cast<std::uint64_t>(value))
-                   ? std::countr_zero(static_cast<std::uint64_t>(value))
+        shift_(std::has_single_bit(static_cast<Unsigned>(value))
+                   ? std::countr_zero(static_cast<Unsigned>(value))
                    : -1) {
     if (shift_ < 0) {
-      const auto l = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(value)));  // ceil(log2 d)
-      __extension__ using u128 = unsigned __int128;
-      // 2^(63 + l) / d is never an integer here (d has an odd factor > 1), so ceil is floor + 1.
-      multiplier_ = static_cast<std::uint64_t>((u128{1} << (63 + l)) / static_cast<u128>(value) + 1);
+      using Wide = typename internal::DoubleWidth<T>::type;
+      const auto l = static_cast<int>(std::bit_width(static_cast<Unsigned>(value)));  // ceil(log2 d)
+      // 2^(N - 1 + l) / d is never an integer here (d has an odd factor > 1), so ceil is floor + 1.
+      multiplier_ = static_cast<Unsigned>((Wide{1} << (kBits - 1 + l)) / static_cast<Wide>(value) + 1);
       post_shift_ = l - 1;
     }
   }
 
   // Invariant: value_ > 0; shift_ == log2(value_) when value_ is a power of two, else -1, and then
   // multiplier_ and post_shift_ hold its reciprocal.
-  std::int64_t value_;
+  T value_;
   int shift_;
-  std::uint64_t multiplier_ = 0;
+  Unsigned multiplier_ = 0;
   int post_shift_ = 0;
 };
 
-// ChunkPoint
+using ChunkSize = BasicChunkSize<std::int64_t>;
+
+// BasicChunkPoint, ChunkPoint
 //
 // The result of `split`: x == chunk * size + local with 0 <= local < size.
-struct ChunkPoint {
-  std::int64_t chunk;
-  std::int64_t local;
+template <SignedWord T>
+struct BasicChunkPoint {
+  T chunk;
+  T local;
 
-  friend constexpr bool operator==(const ChunkPoint&, const ChunkPoint&) noexcept = default;
-  friend std::ostream& operator<<(std::ostream& os, const ChunkPoint& p) {
-    return os << "(chunk " << p.chunk << ", local " << p.local << ")";
+  friend constexpr bool operator==(const BasicChunkPoint&, const BasicChunkPoint&) noexcept = default;
+  friend std::ostream& operator<<(std::ostream& os, const BasicChunkPoint& p) {
+    return os << "(chunk " << static_cast<std::int64_t>(p.chunk) << ", local "
+              << static_cast<std::int64_t>(p.local) << ")";
   }
 };
+
+using ChunkPoint = BasicChunkPoint<std::int64_t>;
 
 // Int2, Int3
 //
@@ -154,15 +192,18 @@ struct ChunkPoint3 {
 //
 // The reference path: truncating hardware division and a one-step correction, as seed 000 does it. Every
 // size works here; `split` uses faster paths that D7 proves equal to this one. Exported for audits.
-[[nodiscard]] constexpr ChunkPoint split_by_division(std::int64_t x, ChunkSize size) noexcept {
-  const std::int64_t s = size.value();
-  // Neither can overflow: s > 0, so this is never INT64_MIN / -1. `%` keeps the sign of x, |r| < s.
-  const std::int64_t q = x / s;
-  const std::int64_t r = x % s;
+// (`x` is not deduced: the size's type says which width is meant, and an int literal converts.)
+template <SignedWord T>
+[[nodiscard]] constexpr BasicChunkPoint<T> split_by_division(std::type_identity_t<T> x,
+                                                             BasicChunkSize<T> size) noexcept {
+  const T s = size.value();
+  // Neither can overflow: s > 0, so this is never MIN / -1. `%` keeps the sign of x, |r| < s.
+  const auto q = static_cast<T>(x / s);
+  const auto r = static_cast<T>(x % s);
   // Truncation rounds toward zero; floor is one lower exactly when the remainder is negative (x < 0 and
-  // not a multiple of s). Invariant: r < 0 implies s >= 2, so q >= INT64_MIN / 2 and q - 1 cannot
-  // overflow, and -s < r < 0, so r + s lies in [1, s - 1].
-  if (r < 0) return {q - 1, r + s};
+  // not a multiple of s). Invariant: r < 0 implies s >= 2, so q >= MIN / 2 and q - 1 cannot overflow,
+  // and -s < r < 0, so r + s lies in [1, s - 1].
+  if (r < 0) return {static_cast<T>(q - 1), static_cast<T>(r + s)};
   return {q, r};
 }
 
@@ -172,17 +213,21 @@ struct ChunkPoint3 {
 // its equivalence with the division path (D7) can be tested and audited; call `split`.
 //
 // Floor division of a signed x reduces to unsigned division of u = x >= 0 ? x : -x - 1 (that is,
-// x ^ (x >> 63), always in [0, 2^63)): floor(x / s) = q if x >= 0 and -q - 1 otherwise, with q = u / s,
-// and local = r or s - 1 - r with r = u - q * s. No step can overflow: q * s <= u.
-[[nodiscard]] constexpr ChunkPoint split_by_reciprocal(std::int64_t x, ChunkSize size) noexcept {
-  __extension__ using u128 = unsigned __int128;
-  const std::int64_t sign = x >> 63;  // 0 or -1
-  const auto u = static_cast<std::uint64_t>(x ^ sign);
-  const auto q = static_cast<std::uint64_t>((static_cast<u128>(u) * size.multiplier()) >> 64) >>
-                 size.post_shift();
-  const auto r = static_cast<std::int64_t>(u - q * static_cast<std::uint64_t>(size.value()));
+// x ^ (x >> (N - 1)), always in [0, 2^(N - 1))): floor(x / s) = q if x >= 0 and -q - 1 otherwise, with
+// q = u / s, and local = r or s - 1 - r with r = u - q * s. No step can overflow: q * s <= u.
+template <SignedWord T>
+[[nodiscard]] constexpr BasicChunkPoint<T> split_by_reciprocal(std::type_identity_t<T> x,
+                                                               BasicChunkSize<T> size) noexcept {
+  using Unsigned = std::make_unsigned_t<T>;
+  using Wide = typename internal::DoubleWidth<T>::type;
+  constexpr int kBits = std::numeric_limits<Unsigned>::digits;
+  const auto sign = static_cast<T>(x >> (kBits - 1));  // 0 or -1
+  const auto u = static_cast<Unsigned>(x ^ sign);
+  const auto q = static_cast<Unsigned>(
+      static_cast<Unsigned>((static_cast<Wide>(u) * size.multiplier()) >> kBits) >> size.post_shift());
+  const auto r = static_cast<T>(static_cast<Unsigned>(u - static_cast<Unsigned>(q * static_cast<Unsigned>(size.value()))));
   // ~q == -q - 1 and (~r) + s == s - 1 - r: the complement maps the mirrored quotient back.
-  return {static_cast<std::int64_t>(q) ^ sign, (r ^ sign) + (size.value() & sign)};
+  return {static_cast<T>(static_cast<T>(q) ^ sign), static_cast<T>((r ^ sign) + (size.value() & sign))};
 }
 
 // split()
@@ -191,26 +236,29 @@ struct ChunkPoint3 {
 // chunk is floor(x / size), not the truncated quotient (D6). Total: defined for every int64 `x`, and no
 // intermediate can overflow; in particular it never computes chunk * size or |x| (D4). Powers of two
 // take an arithmetic shift and a mask, other sizes a multiply by the precomputed reciprocal; both are
-// the same function as `split_by_division` (D7), and several times faster than a hardware division.
+// the same function as `split_by_division` (D7), and faster than a hardware division.
 //
 // Example: split(-1, ChunkSize::of<1000>()) == {-1, 999}, where -1 / 1000 == 0.
-[[nodiscard]] constexpr ChunkPoint split(std::int64_t x, ChunkSize size) noexcept {
+template <SignedWord T>
+[[nodiscard]] constexpr BasicChunkPoint<T> split(std::type_identity_t<T> x, BasicChunkSize<T> size) noexcept {
   if (size.is_power_of_two()) {
     // C++20 defines >> on negative values as arithmetic (floor division by 2^k) and & on the two's
     // complement bits, whose low k bits are x - floor(x / 2^k) * 2^k.
-    return {x >> size.log2(), x & (size.value() - 1)};
+    return {static_cast<T>(x >> size.log2()), static_cast<T>(x & (size.value() - 1))};
   }
-  return split_by_reciprocal(x, size);
+  return split_by_reciprocal<T>(x, size);
 }
 
 // floor_div(), floor_mod()
 //
 // The two components of `split`: floor(x / size) and x - floor(x / size) * size, in [0, size).
-[[nodiscard]] constexpr std::int64_t floor_div(std::int64_t x, ChunkSize size) noexcept {
-  return split(x, size).chunk;
+template <SignedWord T>
+[[nodiscard]] constexpr T floor_div(std::type_identity_t<T> x, BasicChunkSize<T> size) noexcept {
+  return split<T>(x, size).chunk;
 }
-[[nodiscard]] constexpr std::int64_t floor_mod(std::int64_t x, ChunkSize size) noexcept {
-  return split(x, size).local;
+template <SignedWord T>
+[[nodiscard]] constexpr T floor_mod(std::type_identity_t<T> x, BasicChunkSize<T> size) noexcept {
+  return split<T>(x, size).local;
 }
 
 // split() in 2D and 3D
@@ -244,99 +292,124 @@ struct ChunkPoint3 {
     const std::int64_t mask = size.value() - 1;
     for (std::size_t i = 0; i < xs.size(); ++i) out[i] = {xs[i] >> shift, xs[i] & mask};
   } else {
-    for (std::size_t i = 0; i < xs.size(); ++i) out[i] = split_by_reciprocal(xs[i], size);
+    for (std::size_t i = 0; i < xs.size(); ++i) out[i] = split_by_reciprocal<std::int64_t>(xs[i], size);
   }
   return absl::OkStatus();
 }
 
-// CellSize
+// BasicCellSize, CellSize
 //
-// The edge length h of a real grid cell: finite and positive, validated once.
-class CellSize {
+// The edge length h of a real grid cell: finite and positive, validated once. `cell_of` is written once
+// for float and double (the float instance is checked on all 2^32 inputs: tests/decompose_exhaustive.cc).
+template <std::floating_point F>
+class BasicCellSize {
  public:
   // create()
   //
   // Returns the size `h`, or InvalidArgument when h is NaN, infinite, zero or negative.
-  [[nodiscard]] static absl::StatusOr<CellSize> create(double h) {
+  [[nodiscard]] static absl::StatusOr<BasicCellSize> create(F h) {
     if (!std::isfinite(h) || !(h > 0)) {
       return absl::InvalidArgumentError(
-          absl::StrFormat("cell size %.17g is not finite and positive (D9)", h));
+          absl::StrFormat("cell size %.17g is not finite and positive (D9)", static_cast<double>(h)));
     }
-    return CellSize(h);
+    return BasicCellSize(h);
   }
 
-  [[nodiscard]] constexpr double value() const noexcept { return value_; }
+  [[nodiscard]] constexpr F value() const noexcept { return value_; }
 
-  friend constexpr bool operator==(CellSize, CellSize) noexcept = default;
+  friend constexpr bool operator==(BasicCellSize, BasicCellSize) noexcept = default;
 
  private:
-  constexpr explicit CellSize(double h) noexcept : value_(h) {}
+  constexpr explicit BasicCellSize(F h) noexcept : value_(h) {}
 
   // Invariant: value_ is finite and > 0.
-  double value_;
+  F value_;
 };
+
+using CellSize = BasicCellSize<double>;
 
 }  // namespace lwc
 
 namespace lwc::internal {
 
-// The exact floor of v / h for the common case |fl(v / h)| < 2^53, stored in `cell`; false (nothing
+// 2^p, where p is the precision of F: below it every integer is an F (2^24 for float, 2^53 for double).
+template <std::floating_point F>
+inline constexpr F kExactIntegers = F(std::uint64_t{1} << std::numeric_limits<F>::digits);
+
+// The exact floor of v / h for the common case |fl(v / h)| < 2^p, stored in `cell`; false (nothing
 // stored) for non-finite v and larger quotients, which cell_of() handles. Inline and branch-light: the
 // broad phase calls it for every box corner.
 //
-// Below 2^53 every integer is a double, and rounding is monotone: when q = fl(v / h) is not an integer,
-// the exact quotient lies strictly between the same two integers as q. When q is an integer n, the exact
+// Below 2^p every integer is an F, and rounding is monotone: when q = fl(v / h) is not an integer, the
+// exact quotient lies strictly between the same two integers as q. When q is an integer n, the exact
 // quotient is in (n - 1, n + 1) and lies below n only if the division rounded up onto n; the fused
 // multiply-add gives the sign of v - n * h exactly (one rounding, and a nonzero multiple of the smallest
 // subnormal never rounds to zero).
-[[nodiscard]] inline bool cell_of_small(double v, double h, std::int64_t& cell) {
-  const double q = v / h;  // correctly rounded, so monotone in v; NaN or +-inf for non-finite v
-  if (!(std::fabs(q) < 0x1p53)) return false;
-  auto n = static_cast<std::int64_t>(q);  // truncates; |q| < 2^53 fits
-  const auto nd = static_cast<double>(n);
-  if (nd > q || (nd == q && std::fma(-nd, h, v) < 0)) --n;
+template <std::floating_point F>
+[[nodiscard]] inline bool cell_of_small(F v, F h, std::int64_t& cell) {
+  const F q = v / h;  // correctly rounded, so monotone in v; NaN or +-inf for non-finite v
+  if (!(std::fabs(q) < kExactIntegers<F>)) return false;
+  auto n = static_cast<std::int64_t>(q);  // truncates; |q| < 2^p fits
+  const auto nf = static_cast<F>(n);
+  if (nf > q || (nf == q && std::fma(-nf, h, v) < 0)) --n;
   cell = n;
   return true;
 }
 
-// The exact floor of v / h when the rounded quotient is at least 2^53 in magnitude (or overflowed), where
-// doubles no longer hold every integer. Works on the integer significands: |v| = mv * 2^ev and
-// h = mh * 2^eh, so |v| / h = (mv << (ev - eh)) / mh, at most 2^118 / 1 for any quotient that can fit an
-// int64, and uint128 division is exact.
-[[nodiscard]] inline absl::StatusOr<std::int64_t> cell_of_large(double v, double h) {
-  const auto out_of_range = [&] {
-    return absl::OutOfRangeError(
-        absl::StrFormat("cell_of: floor(%.17g / %.17g) is outside int64 (D9)", v, h));
-  };
+// The exact floor of v / h when the rounded quotient is at least 2^p in magnitude (or overflowed), where
+// F no longer holds every integer: kOk with `cell` set, or kOutOfRange. Works on the integer
+// significands: |v| = mv * 2^ev and h = mh * 2^eh (mv, mh < 2^p), so |v| / h = (mv << (ev - eh)) / mh,
+// below 2^(p + 65) for any quotient that can fit an int64, and uint128 division is exact.
+template <std::floating_point F>
+[[nodiscard]] absl::StatusCode cell_of_large(F v, F h, std::int64_t& cell) noexcept {
+  constexpr int kDigits = std::numeric_limits<F>::digits;
   int ev = 0;
   int eh = 0;
-  // frexp normalises subnormals too: the fractions have at most 53 significant bits, so scaling them by
-  // 2^53 gives exact integers below 2^53.
-  const auto mv = static_cast<std::uint64_t>(std::ldexp(std::frexp(std::fabs(v), &ev), 53));
-  const auto mh = static_cast<std::uint64_t>(std::ldexp(std::frexp(h, &eh), 53));
+  // frexp normalises subnormals too: the fractions have at most p significant bits, so scaling them by
+  // 2^p gives exact integers below 2^p.
+  const auto mv = static_cast<std::uint64_t>(std::ldexp(std::frexp(std::fabs(v), &ev), kDigits));
+  const auto mh = static_cast<std::uint64_t>(std::ldexp(std::frexp(h, &eh), kDigits));
   // mv / mh lies in (1/2, 2): the quotient is below 2^(d + 1) and at least 2^(d - 1).
   const int d = ev - eh;
-  if (d > 65) return out_of_range();
-  // Invariant: the caller saw |fl(v / h)| >= 2^53, so d >= 52 and the shift below is defined.
-  LWC_CHECK(d >= 52, "cell_of_large called for a small quotient");
+  if (d > 65) return absl::StatusCode::kOutOfRange;
+  // Invariant: the caller saw |fl(v / h)| >= 2^p, so d >= p - 1 and the shift below is defined.
+  LWC_CHECK(d >= kDigits - 1, "cell_of_large called for a small quotient");
   const absl::uint128 num = absl::uint128(mv) << d;
   const absl::uint128 quotient = num / mh;
   const bool inexact = num % mh != 0;
   constexpr absl::uint128 kTwo63 = absl::uint128(1) << 63;
   if (v >= 0) {
-    if (quotient >= kTwo63) return out_of_range();
-    return static_cast<std::int64_t>(absl::Uint128Low64(quotient));
+    if (quotient >= kTwo63) return absl::StatusCode::kOutOfRange;
+    cell = static_cast<std::int64_t>(absl::Uint128Low64(quotient));
+    return absl::StatusCode::kOk;
   }
   // floor(-a) == -ceil(a).
   const absl::uint128 ceiling = quotient + (inexact ? 1 : 0);
-  if (ceiling > kTwo63) return out_of_range();
-  if (ceiling == kTwo63) return std::numeric_limits<std::int64_t>::min();
-  return -static_cast<std::int64_t>(absl::Uint128Low64(ceiling));
+  if (ceiling > kTwo63) return absl::StatusCode::kOutOfRange;
+  cell = ceiling == kTwo63 ? std::numeric_limits<std::int64_t>::min()
+                           : -static_cast<std::int64_t>(absl::Uint128Low64(ceiling));
+  return absl::StatusCode::kOk;
 }
 
 }  // namespace lwc::internal
 
 export namespace lwc {
+
+// cell_of_code()
+//
+// The allocation-free core of `cell_of`: stores the cell and returns kOk, or returns the code `cell_of`
+// would fail with (kInvalidArgument, kOutOfRange) without building a message or touching `cell`. For hot
+// loops where errors are expected, and for sweeps over every input (tests/decompose_exhaustive.cc).
+template <std::floating_point F>
+[[nodiscard]] absl::StatusCode cell_of_code(std::type_identity_t<F> v, BasicCellSize<F> h,
+                                            std::int64_t& cell) noexcept {
+  if (internal::cell_of_small(v, h.value(), cell)) return absl::StatusCode::kOk;
+  if (!std::isfinite(v)) return absl::StatusCode::kInvalidArgument;
+  // A rounded quotient of at least 2^64 means an exact one above 2^63 (rounding is monotone and 2^64 is
+  // representable): out of range without the significand arithmetic.
+  if (!(std::fabs(v / h.value()) < F(0x1p64))) return absl::StatusCode::kOutOfRange;
+  return internal::cell_of_large(v, h.value(), cell);
+}
 
 // cell_of()
 //
@@ -348,19 +421,25 @@ export namespace lwc {
 //
 // Plain floor(v / h) is not this function: the division rounds, and for v = -4.9e-324 (the smallest
 // subnormal, negated) and h = 2 it gives floor(-0.0) = cell 0 although v < 0 * h.
-[[nodiscard]] inline absl::StatusOr<std::int64_t> cell_of(double v, CellSize h) {
+template <std::floating_point F>
+[[nodiscard]] absl::StatusOr<std::int64_t> cell_of(std::type_identity_t<F> v, BasicCellSize<F> h) {
   std::int64_t cell = 0;
-  if (internal::cell_of_small(v, h.value(), cell)) return cell;
-  if (!std::isfinite(v)) {
-    return absl::InvalidArgumentError(absl::StrFormat("cell_of: coordinate %.17g is not finite (D9)", v));
+  switch (cell_of_code<F>(v, h, cell)) {
+    case absl::StatusCode::kOk:
+      return cell;
+    case absl::StatusCode::kInvalidArgument:
+      return absl::InvalidArgumentError(
+          absl::StrFormat("cell_of: coordinate %.17g is not finite (D9)", static_cast<double>(v)));
+    default:
+      return absl::OutOfRangeError(absl::StrFormat("cell_of: floor(%.17g / %.17g) is outside int64 (D9)",
+                                                   static_cast<double>(v), static_cast<double>(h.value())));
   }
-  return internal::cell_of_large(v, h.value());
 }
 
 [[nodiscard]] inline absl::StatusOr<std::int64_t> cell_of(double v, double h) {
   absl::StatusOr<CellSize> size = CellSize::create(h);
   if (!size.ok()) return size.status();
-  return cell_of(v, *size);
+  return cell_of<double>(v, *size);
 }
 
 // cells_of()
@@ -376,7 +455,7 @@ export namespace lwc {
   }
   for (std::size_t i = 0; i < vs.size(); ++i) {
     if (internal::cell_of_small(vs[i], h.value(), out[i])) continue;
-    absl::StatusOr<std::int64_t> cell = cell_of(vs[i], h);
+    absl::StatusOr<std::int64_t> cell = cell_of<double>(vs[i], h);
     if (!cell.ok()) {
       return absl::Status(cell.status().code(),
                           absl::StrCat("cells_of: input ", i, ": ", cell.status().message()));

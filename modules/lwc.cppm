@@ -4,4 +4,6 @@
 export module lwc;
 
 export import lwc.decompose;
+export import lwc.cover;
+export import lwc.rebase;
 export import lwc.commit;

@@ -117,6 +117,11 @@ LWC_PROP(Decompose, D9_CellIsExactFloor, ()) {
   const absl::StatusOr<std::int64_t> cell = lwc::cell_of(c.v, c.h);
   RC_TAG(cell.ok() ? "cell" : absl::StatusCodeToString(cell.status().code()));
   assert_ok(lwc::contracts::check_cell_of(c.v, c.h, cell));
+  if (const absl::StatusOr<lwc::CellSize> h = lwc::CellSize::create(c.h); h.ok()) {
+    std::int64_t code_cell = 0;
+    RC_ASSERT(lwc::cell_of_code<double>(c.v, *h, code_cell) == cell.status().code());
+    if (cell.ok()) RC_ASSERT(code_cell == *cell);
+  }
   if (c.v == 0 && std::isfinite(c.h) && c.h > 0) RC_ASSERT(cell.ok() && *cell == 0);  // -0.0 too
 }
 

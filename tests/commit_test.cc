@@ -66,6 +66,7 @@ std::vector<ChunkRun> published_runs(const Committer& c) {
 // Seed 004 ------------------------------------------------------------------------------------------
 
 TEST(Commit, SeedMinusOneIsInChunkMinusOne) {
+  // T1.
   const Committer c(kSixteen);
   EXPECT_EQ(c.chunk_size().value(), 16);
   EXPECT_EQ(c.chunk_of({-1, -1}), (Int2{-1, -1}));
@@ -74,6 +75,7 @@ TEST(Commit, SeedMinusOneIsInChunkMinusOne) {
 }
 
 TEST(Commit, SeedFourCellsAreThreeChunksInTwoRuns) {
+  // T2, T3, T5.
   Committer c(kSixteen);
   for (const Int2 cell : {Int2{0, 0}, Int2{15, 15}, Int2{16, 0}, Int2{0, 16}}) c.mark(cell);
   EXPECT_EQ(c.pending_chunks(), 3u);
@@ -90,6 +92,7 @@ TEST(Commit, SeedFourCellsAreThreeChunksInTwoRuns) {
 }
 
 TEST(Commit, SeedSecondPreparationFailurePublishesNothing) {
+  // T4.
   Committer c(kSixteen);
   c.mark({1, 1});
   c.mark({1, 17});
@@ -111,6 +114,7 @@ TEST(Commit, SeedSecondPreparationFailurePublishesNothing) {
 }
 
 TEST(Commit, DuplicateCellsCollapseToOneChunk) {
+  // T2.
   Committer c(kSixteen);
   for (std::int64_t x = 0; x < 16; ++x) {
     for (std::int64_t y = 0; y < 16; ++y) c.mark({x, y});
@@ -123,6 +127,7 @@ TEST(Commit, DuplicateCellsCollapseToOneChunk) {
 // The int64 ends -----------------------------------------------------------------------------------
 
 TEST(Commit, ExtremeCellsUseFloorDivision) {
+  // T1.
   // The seed's FloorDiv computes value - divisor + 1, which overflows int32 near INT32_MIN; lwc.decompose
   // is exact at every int64.
   const Committer c(kSixteen);
@@ -137,6 +142,7 @@ TEST(Commit, ExtremeCellsUseFloorDivision) {
 }
 
 TEST(Commit, RunsStopAtTheEndOfTheRowWithoutWrapping) {
+  // T3.
   // Chunk size 1: chunks reach INT64_MAX. x_last + 1 would overflow there, and INT64_MIN is not next.
   Committer c(lwc::ChunkSize::of<1>());
   for (const Int2 cell :
@@ -162,6 +168,7 @@ TEST(Commit, RunsStopAtTheEndOfTheRowWithoutWrapping) {
 // Merge ---------------------------------------------------------------------------------------------
 
 TEST(Merge, CanonicalOrderAndMaximalRuns) {
+  // T3.
   const std::vector<Int2> chunks = {{5, 2}, {3, 0}, {1, 0}, {2, 0}, {-1, 2}, {0, 2}, {2, 0}, {7, -3}};
   const std::vector<ChunkRun> want = {{-3, 7, 7}, {0, 1, 3}, {2, -1, 0}, {2, 5, 5}};
   EXPECT_EQ(lwc::merge_runs(chunks), want);
@@ -173,6 +180,7 @@ TEST(Merge, CanonicalOrderAndMaximalRuns) {
 // Budget --------------------------------------------------------------------------------------------
 
 TEST(Commit, BudgetPublishesTheFirstRunsAndKeepsTheRest) {
+  // T8.
   Committer c(lwc::ChunkSize::of<1>());
   for (const Int2 cell : {Int2{0, 2}, Int2{0, 0}, Int2{1, 0}, Int2{5, 0}, Int2{-3, 1}}) c.mark(cell);
   int prepared = 0;
@@ -189,6 +197,7 @@ TEST(Commit, BudgetPublishesTheFirstRunsAndKeepsTheRest) {
 }
 
 TEST(Commit, BudgetOfZeroIsRejected) {
+  // T8.
   for (const std::int64_t k : {std::int64_t{0}, std::int64_t{-1}, kMin}) {
     EXPECT_EQ(lwc::RunBudget::at_most(k).status().code(), absl::StatusCode::kInvalidArgument) << k;
   }
@@ -199,6 +208,7 @@ TEST(Commit, BudgetOfZeroIsRejected) {
 // Generations -----------------------------------------------------------------------------------------
 
 TEST(Commit, MarksDuringPreparationBelongToTheNextGeneration) {
+  // T5, T6.
   Committer c(kSixteen);
   c.mark({0, 0});
   c.mark({100, 0});
@@ -220,6 +230,7 @@ TEST(Commit, MarksDuringPreparationBelongToTheNextGeneration) {
 }
 
 TEST(Commit, MarksDuringAFailedPreparationAreKept) {
+  // T4, T6.
   Committer c(kSixteen);
   c.mark({0, 0});
   const absl::StatusOr<lwc::CommitReport> report = c.commit([&](const ChunkRun&) -> absl::StatusOr<Snap> {
@@ -233,6 +244,7 @@ TEST(Commit, MarksDuringAFailedPreparationAreKept) {
 // Edge cases ----------------------------------------------------------------------------------------
 
 TEST(Commit, NothingPendingPublishesNothing) {
+  // T5.
   Committer c(kSixteen);
   c.mark({3, 3});
   int prepared = 0;
@@ -247,6 +259,7 @@ TEST(Commit, NothingPendingPublishesNothing) {
 }
 
 TEST(Commit, CommitFromInsidePrepareIsRefused) {
+  // T4 (one commit at a time).
   Committer c(kSixteen);
   c.mark({0, 0});
   absl::Status inner = absl::OkStatus();
@@ -267,6 +280,7 @@ TEST(Commit, CommitFromInsidePrepareIsRefused) {
 }
 
 TEST(Commit, ReadersKeepTheirBatchAcrossLaterCommits) {
+  // T7.
   Committer c(kSixteen);
   c.mark({0, 0});
   int prepared = 0;
@@ -282,6 +296,7 @@ TEST(Commit, ReadersKeepTheirBatchAcrossLaterCommits) {
 }
 
 TEST(Commit, PrepareMayReturnTheSnapshotItself) {
+  // T5.
   Committer c(kSixteen);
   c.mark({0, 0});
   ASSERT_TRUE(c.commit([](const ChunkRun& run) { return Snap{run, 3}; }).ok());
@@ -290,6 +305,7 @@ TEST(Commit, PrepareMayReturnTheSnapshotItself) {
 
 #if __cpp_exceptions
 TEST(Commit, ThrowingPrepareLeavesEverythingAsItWas) {
+  // T4 (strong exception safety).
   Committer c(kSixteen);
   c.mark({0, 0});
   c.mark({0, 16});
@@ -387,6 +403,7 @@ constexpr std::int64_t kWorldWidth = 32;
 constexpr std::int64_t kWorldHeight = 8;
 
 TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
+  // T4, T5, T6, T7.
   lwc::Committer<WorldSnap> committer(kSixteen);
   std::vector<std::atomic<std::uint64_t>> versions(kWorldWidth * kWorldHeight);
   const auto index = [](std::int64_t x, std::int64_t y) {

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -30,7 +32,7 @@ constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 constexpr ChunkSize k1000 = ChunkSize::of<1000>();
 constexpr ChunkSize kMaxSize = ChunkSize::of<kMax>();
 
-// Compile-time proof at the extremes: undefined behaviour in a constant expression does not compile (D4).
+// D4 by static_assert at the extremes: undefined behaviour in a constant expression does not compile.
 static_assert(split(-1, k1000) == ChunkPoint{-1, 999});
 static_assert(lwc::split_by_division(-1, k1000) == ChunkPoint{-1, 999});
 static_assert(split(kMin, ChunkSize::of<3>()) == ChunkPoint{-3074457345618258603, 1});
@@ -47,7 +49,7 @@ static_assert(lwc::floor_div(-17, ChunkSize::of<16>()) == -2 && lwc::floor_mod(-
 static_assert(ChunkSize::of<1024>().is_power_of_two() && ChunkSize::of<1024>().log2() == 10);
 static_assert(!ChunkSize::of<1000>().is_power_of_two() && ChunkSize::of<1000>().log2() == -1);
 
-TEST(Split, NegativeOneFallsInChunkMinusOne) {
+TEST(Split, NegativeOneFallsInChunkMinusOne) {  // D1 D2 D6
   // Seed 000: plain division puts -1 in chunk 0 with remainder -1.
   const std::int64_t x = -1;
   EXPECT_EQ(x / 1000, 0);
@@ -55,7 +57,7 @@ TEST(Split, NegativeOneFallsInChunkMinusOne) {
   EXPECT_EQ(split(x, k1000), (ChunkPoint{-1, 999}));
 }
 
-TEST(Split, LeftBoundaryIsNotDecrementedAgain) {
+TEST(Split, LeftBoundaryIsNotDecrementedAgain) {  // D6
   // Seed 000: -1000 is already correct under truncation; an unconditional decrement would break it.
   EXPECT_EQ(split(-1000, k1000), (ChunkPoint{-1, 0}));
   EXPECT_EQ(split(-2000, k1000), (ChunkPoint{-2, 0}));
@@ -64,7 +66,7 @@ TEST(Split, LeftBoundaryIsNotDecrementedAgain) {
   EXPECT_EQ(split(1000, k1000), (ChunkPoint{1, 0}));
 }
 
-TEST(Split, ExactAtTheExtremes) {
+TEST(Split, ExactAtTheExtremes) {  // D1 D2 D3 D4
   EXPECT_EQ(split(kMin, k1000), (ChunkPoint{-9223372036854776, 192}));
   EXPECT_EQ(split(kMin, kMaxSize), (ChunkPoint{-2, kMax - 1}));
   EXPECT_EQ(split(kMax, kMaxSize), (ChunkPoint{1, 0}));
@@ -74,7 +76,7 @@ TEST(Split, ExactAtTheExtremes) {
   EXPECT_EQ(split(kMax, ChunkSize::of<1>()), (ChunkPoint{kMax, 0}));
 }
 
-TEST(Split, SeedReconstructionGridHas32807Samples) {
+TEST(Split, SeedReconstructionGridHas32807Samples) {  // D1 D2 D3
   // Seed 000: every x in [-4096, 4096] by sizes {1, 3, 16, 1000}, plus 7 extreme coordinates by 5 sizes,
   // each verified in int128 by the checker.
   const std::array<std::int64_t, 4> grid_sizes = {1, 3, 16, 1000};
@@ -98,7 +100,7 @@ TEST(Split, SeedReconstructionGridHas32807Samples) {
   EXPECT_EQ(samples, 32807);
 }
 
-TEST(Split, ShiftPathMatchesDivisionForEveryPowerOfTwo) {
+TEST(Split, ShiftPathMatchesDivisionForEveryPowerOfTwo) {  // D7
   for (int k = 0; k < 63; ++k) {
     const ChunkSize size = *ChunkSize::create(std::int64_t{1} << k);
     for (const std::int64_t x : {kMin, kMin + 1, std::int64_t{-1}, std::int64_t{0}, kMax,
@@ -108,7 +110,7 @@ TEST(Split, ShiftPathMatchesDivisionForEveryPowerOfTwo) {
   }
 }
 
-TEST(Split, ReciprocalPathMatchesDivisionNearEveryPowerOfTwo) {
+TEST(Split, ReciprocalPathMatchesDivisionNearEveryPowerOfTwo) {  // D7
   // The reciprocal's error bound is tightest for sizes just above a power of two and for the largest
   // dividends; 2^k + 1 and 2^k - 1 for every k, and INT64_MAX itself, at the extreme dividends.
   std::vector<std::int64_t> sizes = {3, 5, 7, 1000, kMax, kMax - 1, kMax / 3};
@@ -127,7 +129,7 @@ TEST(Split, ReciprocalPathMatchesDivisionNearEveryPowerOfTwo) {
   }
 }
 
-TEST(Split, TwoAndThreeDimensionsSplitEachAxis) {
+TEST(Split, TwoAndThreeDimensionsSplitEachAxis) {  // D8
   const auto p2 = split(lwc::Int2{-1, 1000}, k1000);
   EXPECT_EQ(p2.chunk, (lwc::Int2{-1, 1}));
   EXPECT_EQ(p2.local, (lwc::Int2{999, 0}));
@@ -136,7 +138,7 @@ TEST(Split, TwoAndThreeDimensionsSplitEachAxis) {
   EXPECT_EQ(p3.local, (lwc::Int3{0, 15, 1}));
 }
 
-TEST(Split, BatchRefusesMismatchedOutput) {
+TEST(Split, BatchRefusesMismatchedOutput) {  // D11
   const std::vector<std::int64_t> xs = {-1, 0, 1};
   std::vector<ChunkPoint> out(2, ChunkPoint{7, 7});
   EXPECT_EQ(lwc::split_all(xs, k1000, out).code(), absl::StatusCode::kInvalidArgument);
@@ -146,7 +148,45 @@ TEST(Split, BatchRefusesMismatchedOutput) {
   EXPECT_EQ(out[0], (ChunkPoint{-1, 999}));
 }
 
-TEST(ChunkSize, RejectsZeroAndNegative) {
+template <typename T>
+std::string text(const T& v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+TEST(Printing, ValuesPrintReadably) {
+  // Failure messages of tests and engine logs depend on these.
+  EXPECT_EQ(text(split(-1, k1000)), "(chunk -1, local 999)");
+  EXPECT_EQ(text(lwc::Int2{-1, 2}), "(-1, 2)");
+  EXPECT_EQ(text(lwc::Int3{kMin, 0, kMax}), "(-9223372036854775808, 0, 9223372036854775807)");
+  EXPECT_EQ(text(k1000), "1000");
+}
+
+TEST(Values, EqualityComparesEveryField) {
+  EXPECT_NE((ChunkPoint{1, 2}), (ChunkPoint{0, 2}));
+  EXPECT_NE((ChunkPoint{1, 2}), (ChunkPoint{1, 3}));
+  EXPECT_NE((lwc::Int2{1, 2}), (lwc::Int2{0, 2}));
+  EXPECT_NE((lwc::Int2{1, 2}), (lwc::Int2{1, 3}));
+  EXPECT_NE((lwc::Int3{1, 2, 3}), (lwc::Int3{0, 2, 3}));
+  EXPECT_NE((lwc::Int3{1, 2, 3}), (lwc::Int3{1, 0, 3}));
+  EXPECT_NE((lwc::Int3{1, 2, 3}), (lwc::Int3{1, 2, 0}));
+  EXPECT_LT((lwc::Int2{0, 5}), (lwc::Int2{1, 0}));
+  EXPECT_LT((lwc::Int3{0, 0, 5}), (lwc::Int3{0, 1, 0}));
+  const lwc::ChunkPoint2 a{{1, 2}, {3, 4}};
+  EXPECT_NE(a, (lwc::ChunkPoint2{{1, 2}, {3, 5}}));
+  EXPECT_NE(a, (lwc::ChunkPoint2{{0, 2}, {3, 4}}));
+  const lwc::ChunkPoint3 b{{1, 2, 3}, {4, 5, 6}};
+  EXPECT_NE(b, (lwc::ChunkPoint3{{1, 2, 3}, {4, 5, 0}}));
+  EXPECT_NE(b, (lwc::ChunkPoint3{{0, 2, 3}, {4, 5, 6}}));
+}
+
+TEST(ChunkSize, EqualityIsByValue) {  // D5
+  EXPECT_EQ(*ChunkSize::create(1000), k1000);
+  EXPECT_FALSE(*ChunkSize::create(1024) == k1000);
+}
+
+TEST(ChunkSize, RejectsZeroAndNegative) {  // D5
   for (const std::int64_t s : {std::int64_t{0}, std::int64_t{-1}, std::int64_t{-1000}, kMin}) {
     const absl::StatusOr<ChunkSize> size = ChunkSize::create(s);
     ASSERT_FALSE(size.ok()) << s;
@@ -156,7 +196,7 @@ TEST(ChunkSize, RejectsZeroAndNegative) {
   EXPECT_TRUE(ChunkSize::create(kMax).ok());
 }
 
-TEST(Checker, NamesTruncationAsD6) {
+TEST(Checker, NamesTruncationAsD6) {  // checker diagnoses D6 D2 D1 D5
   // The seed's wrong answer for -1 is (0, -1): the checker diagnoses it as truncation.
   const absl::Status s = lwc::contracts::check_split(-1, 1000, 0, -1);
   EXPECT_TRUE(absl::StartsWith(s.message(), "D6")) << s;
@@ -175,12 +215,12 @@ std::int64_t cell(double v, double h) {
   return c.ok() ? *c : 0;
 }
 
-TEST(CellOf, NegativeZeroIsCellZero) {
+TEST(CellOf, NegativeZeroIsCellZero) {  // D9
   EXPECT_EQ(cell(-0.0, 1.0), 0);
   EXPECT_EQ(cell(0.0, 0.1), 0);
 }
 
-TEST(CellOf, TinyNegativesAreInCellMinusOne) {
+TEST(CellOf, TinyNegativesAreInCellMinusOne) {  // D9 D10
   // Plain floor(v / h) gives floor(-0.0) = 0 here: the quotient underflows.
   const double tiny = -std::numeric_limits<double>::denorm_min();
   EXPECT_EQ(std::floor(tiny / 2.0), 0.0);
@@ -188,7 +228,7 @@ TEST(CellOf, TinyNegativesAreInCellMinusOne) {
   EXPECT_EQ(cell(-1e-17, 16.0), -1);  // TOOLCHAIN trap: v - floor(v/16)*16 rounds to 16.0 here
 }
 
-TEST(CellOf, RoundedQuotientOnAnIntegerIsCorrected) {
+TEST(CellOf, RoundedQuotientOnAnIntegerIsCorrected) {  // D9
   // The double 0.1 is 0.1000000000000000055511151231257827..., so 5 * h > 0.5 and 10 * h > 1.0 exactly,
   // yet 0.5 / 0.1 and 1.0 / 0.1 round to 5.0 and 10.0: plain floor puts both one cell too high.
   EXPECT_EQ(0.5 / 0.1, 5.0);
@@ -202,7 +242,7 @@ TEST(CellOf, RoundedQuotientOnAnIntegerIsCorrected) {
   EXPECT_EQ(cell(std::nextafter(-0.5, -1.0), 0.125), -5);
 }
 
-TEST(CellOf, RejectsNonFiniteAndBadSizes) {
+TEST(CellOf, RejectsNonFiniteAndBadSizes) {  // D9
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   for (const double v : {nan, inf, -inf}) {
@@ -213,7 +253,7 @@ TEST(CellOf, RejectsNonFiniteAndBadSizes) {
   }
 }
 
-TEST(CellOf, ExactAtTheInt64Ends) {
+TEST(CellOf, ExactAtTheInt64Ends) {  // D9
   EXPECT_EQ(cell(-0x1p63, 1.0), kMin);
   EXPECT_EQ(lwc::cell_of(0x1p63, 1.0).status().code(), absl::StatusCode::kOutOfRange);
   EXPECT_EQ(cell(std::nextafter(0x1p63, 0.0), 1.0), kMax - 1023);
@@ -228,7 +268,14 @@ TEST(CellOf, ExactAtTheInt64Ends) {
   EXPECT_TRUE(lwc::contracts::check_cell_of(v, 1.5, c).ok()) << c.status();
 }
 
-TEST(CellOf, BatchNamesTheFailingIndex) {
+TEST(CellOf, BatchRefusesMismatchedOutput) {  // D11
+  const std::vector<double> vs = {0.5, -0.5};
+  std::vector<std::int64_t> out(1, 7);
+  EXPECT_EQ(lwc::cells_of(vs, *lwc::CellSize::create(1.0), out).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(out[0], 7);
+}
+
+TEST(CellOf, BatchNamesTheFailingIndex) {  // D11
   const std::vector<double> vs = {0.5, -0.5, std::numeric_limits<double>::quiet_NaN()};
   std::vector<std::int64_t> out(3);
   const absl::Status s = lwc::cells_of(vs, *lwc::CellSize::create(1.0), out);

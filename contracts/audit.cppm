@@ -1,0 +1,280 @@
+// File: contracts/audit.cppm            Module: lwc.contracts.audit
+//
+// The trace audit: judges ANY implementation of the lwc contracts — an engine's, in any language — from a
+// JSON Lines trace of its calls, with the same clause checkers (lwc.contracts.<c>) that judge lwc itself.
+// It also audits the chunk addresses stored in saves and caches, and writes the migration of every
+// misfiled one. Spec: docs/audit.md (the schema, clauses A1-A6). Tool: lwc-audit (contracts/audit_main.cc).
+//
+// Extension point: a contract makes its records auditable with one file, contracts/audit/<c>.cc, that
+// defines a `ContractAudit` (its clause table and one `RecordKind` per traced operation, each judged by
+// its checkers), and one line in `traced_contracts()` (contracts/audit/registry.cc).
+//
+// The JSON parser (simdjson) stays behind `TraceRecord`: this interface includes no JSON header, so an
+// engine importing it needs none, and the whole module builds with -fno-exceptions -fno-rtti.
+module;
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+export module lwc.contracts.audit;
+
+export namespace lwc::contracts {
+
+// The trace schema this build reads: every record carries "schema": 1 (docs/audit.md).
+inline constexpr std::int64_t kTraceSchema = 1;
+
+// TraceRecord
+//
+// One well-formed trace record, read-only. Fields are addressed by section ("in", "out", "stored") and
+// key. Every accessor is exact or fails: nothing is rounded, truncated or defaulted.
+//   NotFound         the section or the field is missing
+//   OutOfRange       a number that is not exactly a value of the type due: an integer literal outside
+//                    int64, a real literal (9.2e18, even 1.0) where an int64 is due, a real outside double
+//   InvalidArgument  a field of another JSON type (a string where a number is due, ...)
+class TraceRecord {
+ public:
+  virtual ~TraceRecord() = default;
+
+  // int64()
+  //
+  // The value of an integer literal in [-2^63, 2^63 - 1], exactly. A literal with a fraction or an
+  // exponent (1.0, 9.2e18) is refused even when its value is an integer: a writer that produced it went
+  // through a double, which cannot hold every int64.
+  [[nodiscard]] virtual absl::StatusOr<std::int64_t> int64(std::string_view section,
+                                                           std::string_view key) const = 0;
+
+  // real()
+  //
+  // A double, exactly: a JSON number (correctly rounded, so any writer's shortest or 17-digit output reads
+  // back bit for bit; an integer literal must be exactly a double), or a string holding a C99 hex float
+  // ("-0x1.8p+1") or "NaN", "Infinity", "-Infinity" (JSON has no literal for them).
+  [[nodiscard]] virtual absl::StatusOr<double> real(std::string_view section, std::string_view key) const = 0;
+
+  // text()
+  //
+  // A string field, unescaped. Valid until the next record.
+  [[nodiscard]] virtual absl::StatusOr<std::string_view> text(std::string_view section,
+                                                              std::string_view key) const = 0;
+
+  // int64s()
+  //
+  // An array of int64 (each as `int64()` reads one) into `out`, replacing its contents.
+  [[nodiscard]] virtual absl::Status int64s(std::string_view section, std::string_view key,
+                                            std::vector<std::int64_t>& out) const = 0;
+
+  // has()
+  //
+  // Whether section.key is present (with any value).
+  [[nodiscard]] virtual bool has(std::string_view section, std::string_view key) const = 0;
+};
+
+// Judgement
+//
+// What a record kind's judge fills in for one record it could read.
+struct Judgement {
+  // OK, or the checker's failure, whose message starts with the clause id ("D6 truncation: ...").
+  absl::Status verdict;
+  // On a violation only (building strings for clean records would cost the audit its speed):
+  std::string input;     // the inputs, e.g. "x = -1, size = 1000"
+  std::string expected;  // what the contract requires, e.g. "(chunk -1, local 999)"
+  std::string got;       // what the record holds
+  // Stored-address records filed under a wrong key: the JSON members of the migration line, e.g.
+  // "\"x\":-1,\"size\":1000,\"from\":{\"chunk\":0},\"to\":{\"chunk\":-1}". Empty when no correct key
+  // exists (the record is then counted as unmigratable).
+  std::string migration;
+  // The clauses this record exercised, when they are not the kind's (e.g. a stored key with a local).
+  std::span<const std::string_view> checked;
+};
+
+// Clause
+//
+// One clause of a contract, as its docs/<c>.md heading states it ("### D1 — Reconstruction: ...").
+struct Clause {
+  std::string_view id;
+  std::string_view statement;
+};
+
+// RecordKind
+//
+// One traced operation of a contract ("op" in the record), the clauses every such record exercises, and
+// its judge. The judge returns a non-OK status when the record cannot be read (a missing or inexact
+// field): the audit then reports the line as bad instead of judging it. `stored` marks records of
+// addresses kept in a save or cache, whose violations are migrated.
+struct RecordKind {
+  std::string_view op;
+  std::span<const std::string_view> clauses;
+  absl::Status (*judge)(const TraceRecord& record, Judgement& judgement);
+  bool stored = false;
+};
+
+// ContractAudit
+//
+// Everything the audit knows of one contract: its name in traces, its clauses (docs/<c>.md), its kinds.
+struct ContractAudit {
+  std::string_view contract;
+  std::span<const Clause> clauses;
+  std::span<const RecordKind> kinds;
+};
+
+// traced_contracts()
+//
+// The contracts this build can audit from a trace, in report order.
+[[nodiscard]] std::span<const ContractAudit> traced_contracts();
+
+// Counterexample
+//
+// One violating record, as reported: its line, inputs, expected and actual outputs, the checker's message.
+struct Counterexample {
+  std::uint64_t line = 0;
+  std::string op;
+  std::string input;
+  std::string expected;
+  std::string got;
+  std::string message;
+};
+
+// ClauseTally
+//
+// Per clause of each contract named in the trace: records that exercised it, records that violated it,
+// and the first few violations.
+struct ClauseTally {
+  std::string_view contract;
+  std::string_view id;
+  std::string_view statement;
+  std::uint64_t checked = 0;
+  std::uint64_t violations = 0;
+  std::vector<Counterexample> examples;
+};
+
+// BadLine
+//
+// A non-blank line that could not be judged, and why ("in.x: 9.2e+18 is a real number literal ...").
+struct BadLine {
+  std::uint64_t line = 0;
+  std::string reason;
+};
+
+// BadKind
+//
+// Why a line could not be judged; each is counted separately (TraceReport::bad_by_kind).
+enum class BadKind : int {
+  kMalformed = 0,    // not JSON, not an object, duplicate keys, or longer than the line limit
+  kSchema,           // "schema" missing or not kTraceSchema
+  kUnknownContract,  // "contract" missing or not one of traced_contracts()
+  kUnknownOp,        // "op" missing or not a kind of the contract
+  kMissingField,     // a field the kind needs is absent
+  kInexactNumber,    // a number that is not exactly a value of the type due (9.2e18 or 2^63 for an int64)
+  kBadField,         // a field of another JSON type, or fields that contradict each other
+};
+inline constexpr int kBadKinds = 7;
+
+// bad_kind_name()
+//
+// "malformed JSON", "unsupported schema", ... as the report prints them.
+[[nodiscard]] std::string_view bad_kind_name(BadKind kind);
+
+// TraceReport
+//
+// The audit of one trace. Its size is bounded by the number of clauses and `TraceOptions::examples`,
+// never by the length of the trace (A1).
+struct TraceReport {
+  std::uint64_t lines = 0;      // physical lines read
+  std::uint64_t records = 0;    // non-blank lines
+  std::uint64_t judged = 0;     // records a checker judged
+  std::uint64_t violating = 0;  // judged records with a violation
+  std::uint64_t bad = 0;        // records that could not be judged
+  std::uint64_t bad_by_kind[kBadKinds] = {};
+  std::vector<BadLine> bad_examples;  // the first few bad lines
+  std::vector<ClauseTally> clauses;   // every clause of every contract named by a judged record
+  std::uint64_t migrated = 0;         // misfiled stored records with a migration line written
+  std::uint64_t unmigratable = 0;     // misfiled stored records with no correct key (e.g. size <= 0)
+  absl::Status io;                    // reading the input failed (the report covers what was read)
+
+  // exit_code()
+  //
+  // 1 if any record violates a clause; otherwise 2 if the input was unreadable, a record could not be
+  // judged, or there was no record at all (an audit of nothing proves nothing); otherwise 0 (A6).
+  [[nodiscard]] int exit_code() const;
+};
+
+// format_report()
+//
+// The report as text: totals, one row per clause (checked, violations, statement) with its first
+// counterexamples, the bad lines by kind with their first line numbers, the migration totals.
+[[nodiscard]] std::string format_report(const TraceReport& report);
+
+// report_json()
+//
+// The same report as one JSON document (docs/audit.md, "Report").
+[[nodiscard]] std::string report_json(const TraceReport& report);
+
+// TraceOptions
+struct TraceOptions {
+  // Counterexamples kept per clause, and bad lines kept in all.
+  std::size_t examples = 5;
+  // A longer line is reported as malformed and skipped, so memory stays bounded whatever the input.
+  std::size_t max_line_bytes = std::size_t{1} << 20;
+  // Receives each migration line (one JSON object, no newline) of a misfiled stored record, in trace
+  // order. Unset: migrations are counted but not written.
+  std::function<void(std::string_view)> migration;
+};
+
+// TraceAuditor
+//
+// Streams a trace: feed it lines (or a whole file), then read the report. Memory is constant in the
+// length of the trace: one parser sized to the longest line (at most max_line_bytes), the report.
+//
+// Example:
+//   lwc::contracts::TraceAuditor auditor;
+//   if (absl::Status s = auditor.file("engine.jsonl"); !s.ok()) { ... }   // unreadable: exit 2
+//   std::fputs(lwc::contracts::format_report(auditor.report()).c_str(), stdout);
+//   return auditor.report().exit_code();
+class TraceAuditor {
+ public:
+  explicit TraceAuditor(TraceOptions options = {});
+  ~TraceAuditor();
+  TraceAuditor(TraceAuditor&&) noexcept;
+  TraceAuditor& operator=(TraceAuditor&&) noexcept;
+  TraceAuditor(const TraceAuditor&) = delete;
+  TraceAuditor& operator=(const TraceAuditor&) = delete;
+
+  // line()
+  //
+  // Audits the next line (without its '\n'; a trailing '\r' is ignored). Lines are numbered from 1.
+  void line(std::string_view text);
+
+  // text()
+  //
+  // Audits every line of `text` (split on '\n'; a final line without '\n' counts).
+  void text(std::string_view text);
+
+  // file()
+  //
+  // Audits every line of the file at `path` ("-" is standard input). NotFound or PermissionDenied when it
+  // cannot be opened, DataLoss when reading fails midway (the lines before are audited); the same status
+  // is kept in report().io.
+  [[nodiscard]] absl::Status file(const std::string& path);
+
+  [[nodiscard]] const TraceReport& report() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lwc::contracts
+
+namespace lwc::internal {
+
+// The contracts' audits, one definition each in contracts/audit/<c>.cc, listed by traced_contracts()
+// (contracts/audit/registry.cc).
+const lwc::contracts::ContractAudit& decompose_audit();
+
+}  // namespace lwc::internal

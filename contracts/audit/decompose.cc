@@ -1,0 +1,254 @@
+// File: contracts/audit/decompose.cc    Module: lwc.contracts.audit (implementation unit)
+//
+// The records of lwc.decompose in a trace (docs/audit.md, "decompose"), each judged by the checkers of
+// lwc.contracts.decompose:
+//   split        one call x, size -> (chunk, local) or an error          D1 D2 D3 D5 D6
+//   split_axes   one 2D/3D call p, size -> (chunk[], local[])            D8
+//   split_all    one batch call xs, size -> (chunk[], local[])           D11
+//   cell_of      one call v, h -> cell or an error code                  D9
+//   stored       an address kept in a save or cache: x, size and the stored chunk [and local]; a misfiled
+//                one gets a migration line to its floor-decomposition key                D3 D5 D6 (D1 D2)
+// D4 (no overflow inside lwc), D7 (lwc's own fast paths) and D10 (monotone, which D9 implies record by
+// record) are not properties of a single traced call.
+module;
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lwc/check.h"
+module lwc.contracts.audit;
+
+import lwc.decompose;
+import lwc.contracts.decompose;
+
+namespace lwc::internal {
+namespace {
+
+using contracts::Judgement;
+using contracts::TraceRecord;
+
+// The headings of docs/decompose.md, verbatim (tests/audit_test.cc compares them).
+constexpr contracts::Clause kClauses[] = {
+    {"D1", "Reconstruction: chunk·s + local = x, exactly"},
+    {"D2", "Range: 0 ≤ local < s"},
+    {"D3", "Uniqueness: (chunk, local) is the only pair satisfying D1 and D2, so chunk = ⌊x / s⌋"},
+    {"D4", "Totality: defined for every int64 and every valid size, no intermediate overflows"},
+    {"D5", "Size validation: a chunk size is accepted iff it is positive"},
+    {"D6", "Truncation regression: chunk = trunc(x / s) − 1 exactly when x < 0 and s ∤ x"},
+    {"D7", "Fast paths: the shift and reciprocal paths are the division path"},
+    {"D8", "Axis independence: an N-D split is the per-axis split"},
+    {"D9", "Exact real quantisation: cell_of(v, h) is the unique n with n·h ≤ v < (n+1)·h"},
+    {"D10", "Monotone quantisation: a ≤ b ⇒ cell_of(a, h) ≤ cell_of(b, h)"},
+    {"D11", "Batch equivalence: the span forms are the single forms, element for element"},
+};
+
+constexpr std::string_view kSplitClauses[] = {"D1", "D2", "D3", "D5", "D6"};
+constexpr std::string_view kAxesClauses[] = {"D8"};
+constexpr std::string_view kBatchClauses[] = {"D11"};
+constexpr std::string_view kCellClauses[] = {"D9"};
+constexpr std::string_view kStoredClauses[] = {"D3", "D5", "D6"};
+
+absl::string_view sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+std::string point(std::int64_t chunk, std::int64_t local) {
+  return absl::StrCat("(chunk ", chunk, ", local ", local, ")");
+}
+
+std::string expected_split(std::int64_t x, std::int64_t size) {
+  if (size <= 0) return "an error: a size <= 0 must be rejected (D5)";
+  const ChunkPoint want = contracts::oracle_split(x, size);
+  return point(want.chunk, want.local);
+}
+
+std::string list(std::span<const std::int64_t> v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) absl::StrAppend(&out, i > 0 ? ", " : "", v[i]);
+  return out + "]";
+}
+
+std::string real(double d) { return absl::StrFormat("%.17g (%a)", d, d); }
+
+std::string outcome(const absl::StatusOr<std::int64_t>& r) {
+  if (r.ok()) return absl::StrCat("cell ", *r);
+  return absl::StrCat("error ", absl::StatusCodeToString(r.status().code()));
+}
+
+// split: {"in": {"x", "size"}, "out": {"chunk", "local"} or {"error": "..."}}
+absl::Status judge_split(const TraceRecord& r, Judgement& j) {
+  LWC_ASSIGN_OR_RETURN(const std::int64_t x, r.int64("in", "x"));
+  LWC_ASSIGN_OR_RETURN(const std::int64_t size, r.int64("in", "size"));
+  if (r.has("out", "error")) {
+    if (r.has("out", "chunk") || r.has("out", "local")) {
+      return absl::InvalidArgumentError("out has both an error and a chunk or local");
+    }
+    LWC_ASSIGN_OR_RETURN(const std::string_view error, r.text("out", "error"));
+    j.verdict = contracts::check_size_validation(size, false);
+    if (!j.verdict.ok()) {
+      j.verdict = absl::InvalidArgumentError(
+          absl::StrCat(j.verdict.message(), " (the call failed with \"", sv(error), "\")"));
+      j.input = absl::StrCat("x = ", x, ", size = ", size);
+      j.expected = expected_split(x, size);
+      j.got = absl::StrCat("error \"", sv(error), "\"");
+    }
+    return absl::OkStatus();
+  }
+  LWC_ASSIGN_OR_RETURN(const std::int64_t chunk, r.int64("out", "chunk"));
+  LWC_ASSIGN_OR_RETURN(const std::int64_t local, r.int64("out", "local"));
+  j.verdict = contracts::check_split(x, size, chunk, local);
+  if (!j.verdict.ok()) {
+    j.input = absl::StrCat("x = ", x, ", size = ", size);
+    j.expected = expected_split(x, size);
+    j.got = point(chunk, local);
+  }
+  return absl::OkStatus();
+}
+
+// split_axes: {"in": {"p": [x, y] or [x, y, z], "size"}, "out": {"chunk": [...], "local": [...]}}
+absl::Status judge_split_axes(const TraceRecord& r, Judgement& j) {
+  std::vector<std::int64_t> p;
+  std::vector<std::int64_t> chunk;
+  std::vector<std::int64_t> local;
+  LWC_RETURN_IF_ERROR(r.int64s("in", "p", p));
+  LWC_ASSIGN_OR_RETURN(const std::int64_t size, r.int64("in", "size"));
+  LWC_RETURN_IF_ERROR(r.int64s("out", "chunk", chunk));
+  LWC_RETURN_IF_ERROR(r.int64s("out", "local", local));
+  if (p.size() < 2 || p.size() > 3 || chunk.size() != p.size() || local.size() != p.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("in.p, out.chunk and out.local must each hold 2 or 3 "
+                                                   "coordinates; they hold ",
+                                                   p.size(), ", ", chunk.size(), " and ", local.size()));
+  }
+  const std::size_t axes = p.size();
+  if (axes == 2) {
+    j.verdict = contracts::check_split_axes(Int2{p[0], p[1]}, size,
+                                            ChunkPoint2{{chunk[0], chunk[1]}, {local[0], local[1]}});
+  } else {
+    j.verdict = contracts::check_split_axes(
+        Int3{p[0], p[1], p[2]}, size, ChunkPoint3{{chunk[0], chunk[1], chunk[2]}, {local[0], local[1], local[2]}});
+  }
+  if (!j.verdict.ok()) {
+    j.input = absl::StrCat("p = ", list(p), ", size = ", size);
+    if (size > 0) {
+      std::string want_chunk = "[";
+      std::string want_local = "[";
+      for (std::size_t a = 0; a < axes; ++a) {
+        const ChunkPoint w = contracts::oracle_split(p[a], size);
+        absl::StrAppend(&want_chunk, a > 0 ? ", " : "", w.chunk);
+        absl::StrAppend(&want_local, a > 0 ? ", " : "", w.local);
+      }
+      j.expected = absl::StrCat("chunk ", want_chunk, "], local ", want_local, "]");
+    } else {
+      j.expected = expected_split(0, size);
+    }
+    j.got = absl::StrCat("chunk ", list(chunk), ", local ", list(local));
+  }
+  return absl::OkStatus();
+}
+
+// split_all: {"in": {"xs": [...], "size"}, "out": {"chunk": [...], "local": [...]}}
+absl::Status judge_split_all(const TraceRecord& r, Judgement& j) {
+  std::vector<std::int64_t> xs;
+  std::vector<std::int64_t> chunk;
+  std::vector<std::int64_t> local;
+  LWC_RETURN_IF_ERROR(r.int64s("in", "xs", xs));
+  LWC_ASSIGN_OR_RETURN(const std::int64_t size, r.int64("in", "size"));
+  LWC_RETURN_IF_ERROR(r.int64s("out", "chunk", chunk));
+  LWC_RETURN_IF_ERROR(r.int64s("out", "local", local));
+  if (chunk.size() != local.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("out.chunk holds ", chunk.size(), " values but out.local ",
+                                                   local.size()));
+  }
+  std::vector<ChunkPoint> got(chunk.size());
+  for (std::size_t i = 0; i < got.size(); ++i) got[i] = {chunk[i], local[i]};
+  j.verdict = contracts::check_split_batch(xs, size, got);
+  if (!j.verdict.ok()) {
+    j.input = absl::StrCat("xs = ", list(xs), ", size = ", size);
+    j.expected = size > 0 ? "(chunk, local) = split(xs[i], size) for every i" : expected_split(0, size);
+    j.got = absl::StrCat("chunk ", list(chunk), ", local ", list(local));
+  }
+  return absl::OkStatus();
+}
+
+// cell_of: {"in": {"v", "h"}, "out": {"cell"} or {"error": "InvalidArgument" | "OutOfRange"}}
+absl::Status judge_cell_of(const TraceRecord& r, Judgement& j) {
+  LWC_ASSIGN_OR_RETURN(const double v, r.real("in", "v"));
+  LWC_ASSIGN_OR_RETURN(const double h, r.real("in", "h"));
+  absl::StatusOr<std::int64_t> got = absl::UnknownError("unset");
+  if (r.has("out", "error")) {
+    if (r.has("out", "cell")) return absl::InvalidArgumentError("out has both an error and a cell");
+    LWC_ASSIGN_OR_RETURN(const std::string_view error, r.text("out", "error"));
+    if (error == "InvalidArgument" || error == "INVALID_ARGUMENT") {
+      got = absl::InvalidArgumentError("traced");
+    } else if (error == "OutOfRange" || error == "OUT_OF_RANGE") {
+      got = absl::OutOfRangeError("traced");
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("out.error \"", sv(error),
+                                                     "\" is not an error of cell_of (InvalidArgument, OutOfRange)"));
+    }
+  } else {
+    LWC_ASSIGN_OR_RETURN(const std::int64_t cell, r.int64("out", "cell"));
+    got = cell;
+  }
+  j.verdict = contracts::check_cell_of(v, h, got);
+  if (!j.verdict.ok()) {
+    j.input = absl::StrCat("v = ", real(v), ", h = ", real(h));
+    j.expected = outcome(contracts::oracle_cell_of(v, h));
+    j.got = outcome(got);
+  }
+  return absl::OkStatus();
+}
+
+std::string key_json(std::int64_t chunk, const std::int64_t* local) {
+  if (local == nullptr) return absl::StrCat("{\"chunk\":", chunk, "}");
+  return absl::StrCat("{\"chunk\":", chunk, ",\"local\":", *local, "}");
+}
+
+// stored: {"in": {"x", "size"}, "stored": {"chunk"[, "local"]}}
+absl::Status judge_stored(const TraceRecord& r, Judgement& j) {
+  LWC_ASSIGN_OR_RETURN(const std::int64_t x, r.int64("in", "x"));
+  LWC_ASSIGN_OR_RETURN(const std::int64_t size, r.int64("in", "size"));
+  LWC_ASSIGN_OR_RETURN(const std::int64_t chunk, r.int64("stored", "chunk"));
+  const bool has_local = r.has("stored", "local");
+  std::int64_t local = 0;
+  if (has_local) {
+    LWC_ASSIGN_OR_RETURN(local, r.int64("stored", "local"));
+  }
+  if (has_local) j.checked = kSplitClauses;
+  j.verdict = has_local ? contracts::check_split(x, size, chunk, local) : contracts::check_chunk(x, size, chunk);
+  if (j.verdict.ok()) return absl::OkStatus();
+  j.input = absl::StrCat("x = ", x, ", size = ", size);
+  j.got = has_local ? point(chunk, local) : absl::StrCat("chunk ", chunk);
+  if (size <= 0) {
+    j.expected = "no key: a size <= 0 decomposes nothing (D5)";
+    return absl::OkStatus();  // no migration: there is no correct key to move it to
+  }
+  const ChunkPoint want = contracts::oracle_split(x, size);
+  j.expected = has_local ? point(want.chunk, want.local) : absl::StrCat("chunk ", want.chunk);
+  j.migration = absl::StrCat("\"x\":", x, ",\"size\":", size, ",\"from\":", key_json(chunk, has_local ? &local : nullptr),
+                             ",\"to\":", key_json(want.chunk, has_local ? &want.local : nullptr));
+  return absl::OkStatus();
+}
+
+constexpr contracts::RecordKind kKinds[] = {
+    {"split", kSplitClauses, &judge_split, false},
+    {"split_axes", kAxesClauses, &judge_split_axes, false},
+    {"split_all", kBatchClauses, &judge_split_all, false},
+    {"cell_of", kCellClauses, &judge_cell_of, false},
+    {"stored", kStoredClauses, &judge_stored, true},
+};
+
+}  // namespace
+
+const contracts::ContractAudit& decompose_audit() {
+  static constexpr contracts::ContractAudit kAudit = {"decompose", kClauses, kKinds};
+  return kAudit;
+}
+
+}  // namespace lwc::internal

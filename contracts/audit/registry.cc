@@ -1,0 +1,18 @@
+// File: contracts/audit/registry.cc     Module: lwc.contracts.audit (implementation unit)
+//
+// The contracts a trace may name. A contract joins the trace audit with its file contracts/audit/<c>.cc
+// (defining internal::<c>_audit(), declared in contracts/audit.cppm) and one row here.
+module;
+#include <span>
+module lwc.contracts.audit;
+
+namespace lwc::contracts {
+
+std::span<const ContractAudit> traced_contracts() {
+  static const ContractAudit kContracts[] = {
+      internal::decompose_audit(),
+  };
+  return kContracts;
+}
+
+}  // namespace lwc::contracts

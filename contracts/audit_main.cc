@@ -1,0 +1,106 @@
+// File: contracts/audit_main.cc
+//
+// lwc-audit: audits a JSON Lines trace of any implementation against the lwc contracts (docs/audit.md).
+//
+//   lwc-audit [--migrate OUT] [--json REPORT] [--examples N] TRACE      (TRACE "-" reads standard input)
+//
+// Prints the report (per clause: records checked, violations, first counterexamples; bad lines with their
+// numbers). --migrate writes one JSON line per misfiled stored address (old key -> correct key); clean
+// records are never written. Exit status: 0 clean, 1 violations, 2 unreadable input or bad usage.
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/status/status.h"
+
+import lwc.contracts.audit;
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: lwc-audit [--migrate OUT] [--json REPORT] [--examples N] TRACE\n"
+    "  Audits a JSON Lines trace (TRACE, or - for standard input) against the lwc contracts.\n"
+    "  --migrate OUT   write the remapping of every misfiled stored address (JSON Lines)\n"
+    "  --json REPORT   also write the report as JSON\n"
+    "  --examples N    counterexamples kept per clause (default 5)\n"
+    "  exit status: 0 clean, 1 violations, 2 unreadable input (or bad usage)\n"
+    "  schema: docs/audit.md\n";
+
+int usage_error(const char* why) {
+  std::fprintf(stderr, "lwc-audit: %s\n%s", why, kUsage);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string trace;
+  std::string migrate;
+  std::string json;
+  lwc::contracts::TraceOptions options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else if (arg == "--migrate" && has_value) {
+      migrate = argv[++i];
+    } else if (arg == "--json" && has_value) {
+      json = argv[++i];
+    } else if (arg == "--examples" && has_value) {
+      char* end = nullptr;
+      const long n = std::strtol(argv[++i], &end, 10);
+      if (*end != '\0' || n < 0 || n > 1000) return usage_error("--examples takes a count from 0 to 1000");
+      options.examples = static_cast<std::size_t>(n);
+    } else if (arg.size() > 1 && arg.front() == '-') {
+      return usage_error((std::string("unknown option or missing value: ") + argv[i]).c_str());
+    } else if (trace.empty()) {
+      trace = argv[i];
+    } else {
+      return usage_error("one trace at a time");
+    }
+  }
+  if (trace.empty()) return usage_error("no trace given");
+
+  std::FILE* out = nullptr;
+  if (!migrate.empty()) {
+    out = std::fopen(migrate.c_str(), "wb");
+    if (out == nullptr) {
+      std::fprintf(stderr, "lwc-audit: cannot write %s: %s\n", migrate.c_str(), std::strerror(errno));
+      return 2;
+    }
+    options.migration = [out](std::string_view line) {
+      std::fwrite(line.data(), 1, line.size(), out);
+      std::fputc('\n', out);
+    };
+  }
+  lwc::contracts::TraceAuditor auditor(std::move(options));
+  const absl::Status read = auditor.file(trace);
+  const lwc::contracts::TraceReport& report = auditor.report();
+  std::fputs(lwc::contracts::format_report(report).c_str(), stdout);
+  if (!read.ok()) std::fprintf(stderr, "lwc-audit: %s\n", std::string(read.message()).c_str());
+  int code = report.exit_code();
+  if (out != nullptr && std::fclose(out) != 0) {
+    std::fprintf(stderr, "lwc-audit: writing %s failed\n", migrate.c_str());
+    code = 2;
+  }
+  if (!json.empty()) {
+    std::FILE* j = std::fopen(json.c_str(), "wb");
+    const std::string text = lwc::contracts::report_json(report);
+    if (j == nullptr || std::fwrite(text.data(), 1, text.size(), j) != text.size() || std::fclose(j) != 0) {
+      std::fprintf(stderr, "lwc-audit: cannot write %s\n", json.c_str());
+      code = 2;
+    }
+  }
+  if (out != nullptr) {
+    std::printf("migration: %llu lines written to %s\n", static_cast<unsigned long long>(report.migrated),
+                migrate.c_str());
+  }
+  return code;
+}

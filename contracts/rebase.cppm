@@ -1,0 +1,770 @@
+// File: contracts/rebase.cppm           Module: lwc.contracts.rebase
+//
+// Executable R-clauses (docs/rebase.md): checkers that judge the outputs of ANY floating-origin
+// implementation — lwc's own or an engine's — and a model written differently from lwc.rebase.
+//
+// The numeric oracle never rounds and never takes a fast path: every quantity (world offsets, render
+// floats, midpoints between neighbouring floats) is scaled by 2^1200, which makes every finite double an
+// integer, and compared as a 2560-bit two's complement integer. Rounding is judged by the definition:
+// y is the nearest float to x iff x lies between the midpoints to y's two neighbours. The plan/commit
+// model keeps a plain std::set of loaded cells and enumerates the barrier in int128.
+//
+// Checkers return absl::Status and never abort. On failure the message starts with the clause id:
+//   "R6 barrier: commit succeeded although (5, 4) is not loaded"
+module;
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/numeric/int128.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+export module lwc.contracts.rebase;
+
+import lwc.rebase;
+
+namespace lwc::internal {
+
+// Wide: a 2560-bit two's complement integer, enough for any finite double scaled by 2^1200 (below
+// 2^2225) times a cell size (2^53) plus any int128 cell difference times the same scale.
+class Wide {
+ public:
+  static constexpr int kLimbs = 80;
+  static constexpr int kScale = 1200;  // every double is an integer multiple of 2^-1074
+
+  static Wide of(absl::int128 v) {
+    Wide w;
+    const absl::uint128 bits = static_cast<absl::uint128>(v);
+    const std::uint64_t lo = absl::Uint128Low64(bits);
+    const std::uint64_t hi = absl::Uint128High64(bits);
+    w.limb_[0] = static_cast<std::uint32_t>(lo);
+    w.limb_[1] = static_cast<std::uint32_t>(lo >> 32);
+    w.limb_[2] = static_cast<std::uint32_t>(hi);
+    w.limb_[3] = static_cast<std::uint32_t>(hi >> 32);
+    const std::uint32_t fill = v < 0 ? 0xffffffffu : 0;
+    for (int i = 4; i < kLimbs; ++i) w.limb_[i] = fill;
+    return w;
+  }
+
+  // v * 2^1200.
+  static Wide scaled(absl::int128 v) { return of(v).shl(kScale); }
+
+  // d * 2^1200, exactly, for finite d (read from the IEEE fields, not frexp).
+  static Wide scaled(double d) {
+    const auto bits = std::bit_cast<std::uint64_t>(d);
+    const auto biased = static_cast<int>((bits >> 52) & 0x7ff);
+    std::uint64_t mantissa = bits & ((std::uint64_t{1} << 52) - 1);
+    int exponent = -1074;
+    if (biased != 0) {
+      mantissa |= std::uint64_t{1} << 52;
+      exponent = biased - 1075;
+    }
+    const Wide m = of(absl::int128(mantissa)).shl(exponent + kScale);  // exponent >= -1074
+    return (bits >> 63) != 0 ? -m : m;
+  }
+
+  Wide shl(int n) const {
+    Wide r;
+    const int words = n / 32;
+    const int bits = n % 32;
+    for (int i = kLimbs - 1; i >= 0; --i) {
+      const int src = i - words;
+      std::uint64_t v = src >= 0 ? std::uint64_t{limb_[src]} << bits : 0;
+      if (bits != 0 && src - 1 >= 0) v |= std::uint64_t{limb_[src - 1]} >> (32 - bits);
+      r.limb_[i] = static_cast<std::uint32_t>(v);
+    }
+    return r;
+  }
+
+  // floor(this / 2^n): an arithmetic shift.
+  Wide sar(int n) const {
+    Wide r;
+    const std::uint32_t fill = negative() ? 0xffffffffu : 0;
+    const int words = n / 32;
+    const int bits = n % 32;
+    for (int i = 0; i < kLimbs; ++i) {
+      const int src = i + words;
+      const std::uint64_t lo = src < kLimbs ? limb_[src] : fill;
+      const std::uint64_t hi = src + 1 < kLimbs ? limb_[src + 1] : fill;
+      r.limb_[i] = static_cast<std::uint32_t>(((hi << 32) | lo) >> bits);
+    }
+    return r;
+  }
+
+  Wide operator+(const Wide& o) const {
+    Wide r;
+    std::uint64_t carry = 0;
+    for (int i = 0; i < kLimbs; ++i) {
+      const std::uint64_t s = std::uint64_t{limb_[i]} + o.limb_[i] + carry;
+      r.limb_[i] = static_cast<std::uint32_t>(s);
+      carry = s >> 32;
+    }
+    return r;
+  }
+  Wide operator-() const {
+    Wide r;
+    for (int i = 0; i < kLimbs; ++i) r.limb_[i] = ~limb_[i];
+    return r + of(1);
+  }
+  Wide operator-(const Wide& o) const { return *this + -o; }
+
+  // this * m for m < 2^64 (signed times unsigned).
+  Wide operator*(std::uint64_t m) const {
+    if (negative()) return -(-*this * m);
+    const auto part = [this](std::uint32_t f) {
+      Wide r;
+      std::uint64_t carry = 0;
+      for (int i = 0; i < kLimbs; ++i) {
+        const std::uint64_t p = std::uint64_t{limb_[i]} * f + carry;
+        r.limb_[i] = static_cast<std::uint32_t>(p);
+        carry = p >> 32;
+      }
+      return r;
+    };
+    return part(static_cast<std::uint32_t>(m)) + part(static_cast<std::uint32_t>(m >> 32)).shl(32);
+  }
+
+  // floor(this / d) for 1 <= d < 2^63.
+  Wide floor_div(std::uint64_t d) const {
+    if (negative()) {
+      // floor(-a / d) = -ceil(a / d) = -floor((a + d - 1) / d)
+      return -((-*this + of(absl::int128(d - 1))).floor_div(d));
+    }
+    Wide q;
+    absl::uint128 rem = 0;
+    for (int i = kLimbs - 1; i >= 0; --i) {
+      const absl::uint128 cur = (rem << 32) | limb_[i];  // rem < d < 2^63: fits
+      q.limb_[i] = static_cast<std::uint32_t>(absl::Uint128Low64(cur / d));
+      rem = cur % d;
+    }
+    return q;
+  }
+
+  bool negative() const { return (limb_[kLimbs - 1] >> 31) != 0; }
+  bool is_zero() const {
+    return std::all_of(std::begin(limb_), std::end(limb_), [](std::uint32_t l) { return l == 0; });
+  }
+
+  // True when the value is an int64; then to_int64 returns it.
+  bool fits_int64() const {
+    const std::uint32_t fill = (limb_[1] >> 31) != 0 ? 0xffffffffu : 0;
+    for (int i = 2; i < kLimbs; ++i) {
+      if (limb_[i] != fill) return false;
+    }
+    return true;
+  }
+  std::int64_t to_int64() const {
+    return static_cast<std::int64_t>((std::uint64_t{limb_[1]} << 32) | limb_[0]);
+  }
+
+  friend int compare(const Wide& a, const Wide& b) {
+    if (a.negative() != b.negative()) return a.negative() ? -1 : 1;
+    for (int i = kLimbs - 1; i >= 0; --i) {
+      if (a.limb_[i] != b.limb_[i]) return a.limb_[i] < b.limb_[i] ? -1 : 1;
+    }
+    return 0;
+  }
+  friend bool operator<(const Wide& a, const Wide& b) { return compare(a, b) < 0; }
+  friend bool operator<=(const Wide& a, const Wide& b) { return compare(a, b) <= 0; }
+  friend bool operator==(const Wide& a, const Wide& b) { return compare(a, b) == 0; }
+
+ private:
+  std::uint32_t limb_[kLimbs] = {};  // little-endian 32-bit limbs (a C array: int indices)
+};
+
+std::string hex(double d) { return absl::StrFormat("%a", d); }
+
+template <std::size_t N>
+std::string cells(const CellIndex<N>& c) {
+  std::string s = "(";
+  for (std::size_t a = 0; a < N; ++a) absl::StrAppend(&s, a ? ", " : "", c[a]);
+  return s + ")";
+}
+
+template <std::size_t N>
+std::string position(const WorldPosition<N>& p) {
+  std::string s = absl::StrCat("{cell ", cells(p.cell), " + (");
+  for (std::size_t a = 0; a < N; ++a) absl::StrAppend(&s, a ? ", " : "", hex(p.offset[a]));
+  return s + ")}";
+}
+
+std::string status_text(const absl::Status& s) {
+  return s.ok() ? std::string("OK") : absl::StrCat(absl::StatusCodeToString(s.code()), " \"", s.message(), "\"");
+}
+
+bool is_even(double d) { return (std::bit_cast<std::uint64_t>(d) & 1) == 0; }
+bool is_even(float f) { return (std::bit_cast<std::uint32_t>(f) & 1) == 0; }
+
+// True iff y is the nearest T to the exact value whose doubled, scaled form is `twice`, with `unit`
+// the scale of one y (so y's scaled value is Wide::scaled(y) * unit): twice lies between y + below and
+// y + above, and on either end only when y is even (ties to even).
+template <typename T>
+bool is_nearest(const Wide& twice, T y, std::uint64_t unit) {
+  const T below = std::nextafter(y, -std::numeric_limits<T>::infinity());
+  const T above = std::nextafter(y, std::numeric_limits<T>::infinity());
+  const Wide sy = Wide::scaled(static_cast<double>(y)) * unit;
+  const Wide lo = sy + Wide::scaled(static_cast<double>(below)) * unit;
+  const Wide hi = sy + Wide::scaled(static_cast<double>(above)) * unit;
+  const int c_lo = compare(lo, twice);
+  const int c_hi = compare(twice, hi);
+  if (c_lo > 0 || c_hi > 0) return false;
+  if ((c_lo == 0 || c_hi == 0) && !is_even(y)) return false;
+  return true;
+}
+
+bool is_normalised(double offset, std::int64_t size) {
+  return offset >= 0 && offset < static_cast<double>(size);
+}
+
+// The exact world offset of one axis from the origin cell, scaled: ((cell - origin) * size + offset) * 2^1200.
+Wide exact_axis(std::int64_t cell, double offset, std::int64_t origin, std::int64_t size) {
+  return Wide::scaled((absl::int128(cell) - origin)) * static_cast<std::uint64_t>(size) + Wide::scaled(offset);
+}
+
+}  // namespace lwc::internal
+
+export namespace lwc::contracts {
+
+// RenderSpec
+//
+// What a render conversion depends on besides the origin, in world units: the cell size, the world
+// units per render unit and the bubble. An engine fills it from its own configuration.
+struct RenderSpec {
+  std::int64_t cell_size = 1;
+  std::int64_t units_per_render_unit = 1;
+  std::int64_t bubble_units = std::int64_t{1} << 24;
+};
+
+// spec_of()
+//
+// The RenderSpec of an lwc view.
+template <std::size_t N>
+[[nodiscard]] RenderSpec spec_of(const OriginCoordinator<N>& view) {
+  return {view.grid().cell_size(), view.config().units_per_render_unit, view.config().bubble_units};
+}
+
+// R1 ------------------------------------------------------------------------------------------------
+
+// check_normalize_axis()
+//
+// R1: `got` is the normalisation of cell * size + offset: InvalidArgument for a non-finite offset;
+// otherwise, with k = floor(exact / size) and e = exact - k * size in [0, size), the nearest double to e
+// (ties to even) is either below size, and then got = (k, that double), or equal to size, and then got
+// = (k + 1, +0.0) (the carry); OutOfRange exactly when that cell is not an int64. Never -0.0.
+[[nodiscard]] absl::Status check_normalize_axis(std::int64_t size, std::int64_t cell, double offset,
+                                                const absl::StatusOr<std::pair<std::int64_t, double>>& got) {
+  using internal::Wide;
+  const auto fail = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "R1 normalisation: cell ", cell, " + offset ", internal::hex(offset), " at size ", size, ": ", why,
+        "; got ", got.ok() ? absl::StrCat("(", got->first, ", ", internal::hex(got->second), ")")
+                           : internal::status_text(got.status())));
+  };
+  if (!std::isfinite(offset)) {
+    if (got.ok() || got.status().code() != absl::StatusCode::kInvalidArgument) {
+      return fail("a non-finite offset must be InvalidArgument");
+    }
+    return absl::OkStatus();
+  }
+  const auto s = static_cast<std::uint64_t>(size);
+  const Wide exact = Wide::scaled(absl::int128(cell)) * s + Wide::scaled(offset);
+  const Wide k = exact.sar(Wide::kScale).floor_div(s);
+  const Wide e = exact - k.shl(Wide::kScale) * s;  // in [0, size * 2^1200)
+  const double size_d = static_cast<double>(size);
+  const Wide twice_e = e + e;
+  // The nearest double to e is size when e is past the midpoint to the double below size, or on it and
+  // size is the even one of the two (sizes above 2^52 can be odd).
+  const int to_mid = compare(Wide::scaled(size_d) + Wide::scaled(std::nextafter(size_d, 0.0)), twice_e);
+  const bool carry = to_mid < 0 || (to_mid == 0 && internal::is_even(size_d));
+  const Wide final_cell = carry ? k + Wide::of(1) : k;
+  if (!final_cell.fits_int64()) {
+    if (got.ok() || got.status().code() != absl::StatusCode::kOutOfRange) {
+      return fail("the normalised cell is outside int64, so the answer must be OutOfRange");
+    }
+    return absl::OkStatus();
+  }
+  if (!got.ok()) return fail(absl::StrCat("expected cell ", final_cell.to_int64()));
+  if (!internal::is_normalised(got->second, size) || std::signbit(got->second)) {
+    return fail("the offset is not in [0, size) (or is -0.0)");
+  }
+  if (got->first != final_cell.to_int64()) {
+    return fail(absl::StrCat("expected cell ", final_cell.to_int64(), carry ? " (carried)" : ""));
+  }
+  if (carry ? got->second != 0 : !internal::is_nearest(twice_e, got->second, 1)) {
+    return fail("the offset is not the nearest double to the exact offset");
+  }
+  return absl::OkStatus();
+}
+
+// check_normalize()
+//
+// R1 on every axis of a WorldGrid::normalize answer (an error names its first failing axis).
+template <std::size_t N>
+[[nodiscard]] absl::Status check_normalize(std::int64_t size, const CellIndex<N>& cell,
+                                           const std::array<double, N>& offset,
+                                           const absl::StatusOr<WorldPosition<N>>& got) {
+  if (!got.ok()) {
+    // The failure must be the one some axis calls for on its own.
+    for (std::size_t a = 0; a < N; ++a) {
+      if (check_normalize_axis(size, cell[a], offset[a], got.status()).ok()) return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(absl::StrCat("R1 normalisation: no axis calls for ",
+                                                   internal::status_text(got.status())));
+  }
+  for (std::size_t a = 0; a < N; ++a) {
+    if (absl::Status s = check_normalize_axis(size, cell[a], offset[a], std::pair(got->cell[a], got->offset[a]));
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// check_fixed()
+//
+// R1: the position of an integer world point is exact and normalised, and converts back to the point.
+template <std::size_t N>
+[[nodiscard]] absl::Status check_fixed(std::int64_t size, const FixedPoint<N>& point, const WorldPosition<N>& pos,
+                                       const absl::StatusOr<FixedPoint<N>>& back) {
+  using internal::Wide;
+  for (std::size_t a = 0; a < N; ++a) {
+    const Wide value = Wide::scaled(absl::int128(pos.cell[a])) * static_cast<std::uint64_t>(size) +
+                       Wide::scaled(pos.offset[a]);
+    if (!internal::is_normalised(pos.offset[a], size) || !(value == Wide::scaled(absl::int128(point.units[a])))) {
+      return absl::InvalidArgumentError(absl::StrCat("R1 fixed point: ", point.units[a], " units on axis ", a,
+                                                     " became ", internal::position(pos)));
+    }
+  }
+  if (!back.ok() || !(*back == point)) {
+    return absl::InvalidArgumentError(absl::StrCat("R1 fixed point: ", internal::position(pos),
+                                                   " does not convert back: ",
+                                                   back.ok() ? "another point" : internal::status_text(back.status())));
+  }
+  return absl::OkStatus();
+}
+
+// R2 ------------------------------------------------------------------------------------------------
+
+// check_authority()
+//
+// R2: `after` is bit for bit `before` (offsets compared as bit patterns, so -0.0 and NaN payloads count).
+template <std::size_t N>
+[[nodiscard]] absl::Status check_authority(std::span<const WorldPosition<N>> before,
+                                           std::span<const WorldPosition<N>> after) {
+  if (before.size() != after.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("R2 authority: ", before.size(), " positions before, ", after.size(), " after"));
+  }
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    bool same = before[i].cell == after[i].cell;
+    for (std::size_t a = 0; a < N; ++a) {
+      same &= std::bit_cast<std::uint64_t>(before[i].offset[a]) == std::bit_cast<std::uint64_t>(after[i].offset[a]);
+    }
+    if (!same) {
+      return absl::InvalidArgumentError(absl::StrCat("R2 authority: position ", i, " changed from ",
+                                                     internal::position(before[i]), " to ",
+                                                     internal::position(after[i])));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// R3 ------------------------------------------------------------------------------------------------
+
+// OriginLog
+//
+// R3: records every (version, origin) a view reports, e.g. the tag of each render point together with the
+// view's origin, and rejects a second origin for a version already seen.
+template <std::size_t N>
+class OriginLog {
+ public:
+  [[nodiscard]] absl::Status observe(std::uint64_t version, const CellIndex<N>& origin) {
+    const auto [it, inserted] = seen_.emplace(version, origin);
+    if (inserted || it->second == origin) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("R3 one origin per version: version ", version, " had origin ",
+                                                   internal::cells(it->second), ", now ",
+                                                   internal::cells(origin)));
+  }
+
+ private:
+  std::map<std::uint64_t, CellIndex<N>> seen_;
+};
+
+// R4, R5 --------------------------------------------------------------------------------------------
+
+// check_render()
+//
+// R4 and R5 for one conversion of position `p` by a view with `origin` at `version`:
+// InvalidArgument when p is not normalised (R1); else OutOfRange iff some axis has
+// |(cell - origin) * size + offset| > bubble_units, exactly (R5); else every coordinate is the float nearest
+// to ((cell - origin) * size + offset) / units_per_render_unit, ties to even, and the tag is `version` (R4).
+template <std::size_t N>
+[[nodiscard]] absl::Status check_render(const RenderSpec& spec, const CellIndex<N>& origin, std::uint64_t version,
+                                        const WorldPosition<N>& p, const absl::StatusOr<RenderPoint<N>>& got) {
+  using internal::Wide;
+  const auto fail = [&](absl::string_view clause, absl::string_view why) {
+    std::ostringstream shown;
+    if (got.ok()) {
+      shown << std::hexfloat << "(";
+      for (std::size_t a = 0; a < N; ++a) shown << (a ? ", " : "") << got->at[a];
+      shown << ") at version " << got->version;
+    } else {
+      shown << internal::status_text(got.status());
+    }
+    return absl::InvalidArgumentError(absl::StrCat(clause, ": ", internal::position(p), " from origin ",
+                                                   internal::cells(origin), ": ", why, "; got ", shown.str()));
+  };
+  for (std::size_t a = 0; a < N; ++a) {
+    if (!internal::is_normalised(p.offset[a], spec.cell_size)) {
+      if (got.ok() || got.status().code() != absl::StatusCode::kInvalidArgument) {
+        return fail("R1 normalisation", "a position that is not normalised must be InvalidArgument");
+      }
+      return absl::OkStatus();
+    }
+  }
+  const auto d = static_cast<std::uint64_t>(spec.units_per_render_unit);
+  const Wide bubble = Wide::scaled(absl::int128(spec.bubble_units));
+  bool inside = true;
+  std::array<Wide, N> exact;
+  for (std::size_t a = 0; a < N; ++a) {
+    exact[a] = internal::exact_axis(p.cell[a], p.offset[a], origin[a], spec.cell_size);
+    inside &= exact[a] <= bubble && -bubble <= exact[a];
+  }
+  if (!inside) {
+    if (got.ok() || got.status().code() != absl::StatusCode::kOutOfRange) {
+      return fail("R5 bubble", "outside the bubble the answer must be OutOfRange");
+    }
+    return absl::OkStatus();
+  }
+  if (!got.ok()) return fail("R5 bubble", "inside the bubble the conversion must succeed");
+  if (got->version != version) return fail("R3 one origin per version", absl::StrCat("tagged with the wrong version, want ", version));
+  for (std::size_t a = 0; a < N; ++a) {
+    const float y = got->at[a];
+    if (!std::isfinite(y) || !internal::is_nearest(exact[a] + exact[a], y, d)) {
+      return fail("R4 exact render", absl::StrCat("axis ", a, " is not the float nearest to the exact value"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// render_error_bound()
+//
+// The R5 bound for a spec: half a float ulp at the bubble's edge, 2^(floor(log2(bubble / d)) - 24) render
+// units, computed from the integers (not from lwc.rebase).
+[[nodiscard]] double render_error_bound(const RenderSpec& spec) {
+  // floor(log2(b / d)) for integers: the largest k with 2^k * d <= b (k may be negative).
+  int k = 63;
+  const auto d = absl::uint128(static_cast<std::uint64_t>(spec.units_per_render_unit));
+  const auto b = absl::uint128(static_cast<std::uint64_t>(spec.bubble_units));
+  while (k > -64 && (k >= 0 ? (d << k) > b : d > (b << -k))) {
+    --k;
+  }
+  return std::ldexp(1.0, k - 24);
+}
+
+// check_render_bound()
+//
+// R5, the weaker clause an engine that does not round exactly may still meet: inside the bubble every
+// coordinate is within render_error_bound(spec) of the exact value.
+template <std::size_t N>
+[[nodiscard]] absl::Status check_render_bound(const RenderSpec& spec, const CellIndex<N>& origin,
+                                              const WorldPosition<N>& p, const RenderPoint<N>& got) {
+  using internal::Wide;
+  const auto d = static_cast<std::uint64_t>(spec.units_per_render_unit);
+  const Wide bound = Wide::scaled(render_error_bound(spec)) * d;
+  for (std::size_t a = 0; a < N; ++a) {
+    const Wide exact = internal::exact_axis(p.cell[a], p.offset[a], origin[a], spec.cell_size);
+    const Wide diff = Wide::scaled(static_cast<double>(got.at[a])) * d - exact;
+    if (!std::isfinite(got.at[a]) || bound < diff || diff < -bound) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "R5 error bound: axis %d of %s renders as %a, farther than %a from the exact value", a,
+          internal::position(p), static_cast<double>(got.at[a]), render_error_bound(spec)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// R6, R7, R8: the model ------------------------------------------------------------------------------
+
+// OriginModel
+//
+// A plain model of one view: origin, version, a std::set of loaded cells. It predicts what plan and
+// commit must answer, and check_plan / check_commit judge an implementation's answers against it, naming
+// the clause broken. check_commit advances the model when the commit was due to succeed.
+template <std::size_t N>
+class OriginModel {
+ public:
+  OriginModel(std::int64_t cell_size, std::int64_t threshold_cells, std::int64_t barrier_radius,
+              CellIndex<N> origin = {}, std::uint64_t version = 0)
+      : size_(cell_size), threshold_(threshold_cells), radius_(barrier_radius), origin_(origin), version_(version) {}
+
+  const CellIndex<N>& origin() const { return origin_; }
+  std::uint64_t version() const { return version_; }
+  const std::set<CellIndex<N>>& loaded() const { return loaded_; }
+  void load(const CellIndex<N>& c) { loaded_.insert(c); }
+  void unload(const CellIndex<N>& c) { loaded_.erase(c); }
+
+  // The cells within the barrier radius of `target` that exist (are int64) and are not loaded, sorted.
+  std::vector<CellIndex<N>> missing(const CellIndex<N>& target) const {
+    std::vector<CellIndex<N>> out;
+    const std::int64_t side = 2 * radius_ + 1;
+    std::int64_t total = 1;
+    for (std::size_t a = 0; a < N; ++a) total *= side;
+    for (std::int64_t index = 0; index < total; ++index) {
+      CellIndex<N> c;
+      bool exists = true;
+      std::int64_t rest = index;
+      for (std::size_t a = 0; a < N; ++a) {
+        const absl::int128 v = absl::int128(target[a]) + (rest % side) - radius_;
+        rest /= side;
+        exists &= v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max();
+        c[a] = exists ? static_cast<std::int64_t>(v) : 0;
+      }
+      if (exists && !loaded_.contains(c)) out.push_back(c);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  // expected_plan()
+  //
+  // What plan(observer) must answer (R6, R8): InvalidArgument for an observer that is not normalised (R1);
+  // nothing when it is within threshold cells of the origin on every axis; FailedPrecondition when a
+  // barrier cell around its cell is not loaded; else the plan from the origin to its cell at the current
+  // version.
+  [[nodiscard]] absl::StatusOr<std::optional<RebasePlan<N>>> expected_plan(const WorldPosition<N>& observer) const {
+    for (std::size_t a = 0; a < N; ++a) {
+      if (!internal::is_normalised(observer.offset[a], size_)) return absl::InvalidArgumentError("not normalised");
+    }
+    bool far = false;
+    for (std::size_t a = 0; a < N; ++a) {
+      const absl::int128 d = absl::int128(observer.cell[a]) - origin_[a];
+      far |= (d < 0 ? -d : d) >= threshold_;
+    }
+    if (!far) return std::optional<RebasePlan<N>>();
+    if (const std::vector<CellIndex<N>> gone = missing(observer.cell); !gone.empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(gone.size(), " barrier cells are missing, e.g. ", internal::cells(gone.front())));
+    }
+    return std::optional<RebasePlan<N>>(RebasePlan<N>{origin_, observer.cell, version_});
+  }
+
+  // check_plan()
+  //
+  // R6: `got` (an implementation's plan(observer) in the model's state) is expected_plan(observer): a plan
+  // exists iff the observer is beyond the threshold and every barrier cell is loaded; the same error code
+  // otherwise. R8: the plan carries the current origin and version.
+  [[nodiscard]] absl::Status check_plan(const WorldPosition<N>& observer,
+                                        const absl::StatusOr<std::optional<RebasePlan<N>>>& got) const {
+    const absl::StatusOr<std::optional<RebasePlan<N>>> want = expected_plan(observer);
+    const auto fail = [&](absl::string_view clause, absl::string_view why) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          clause, ": plan(", internal::position(observer), ") at origin ", internal::cells(origin_), " version ",
+          version_, ": ", why, "; got ",
+          !got.ok() ? internal::status_text(got.status())
+                    : (*got ? absl::StrCat("a plan to ", internal::cells((*got)->target)) : std::string("nothing"))));
+    };
+    if (!want.ok()) {
+      if (got.ok() || got.status().code() != want.status().code()) {
+        const bool barrier = want.status().code() == absl::StatusCode::kFailedPrecondition;
+        return fail(barrier ? "R6 barrier" : "R1 normalisation",
+                    absl::StrCat("must be ", internal::status_text(want.status())));
+      }
+      return absl::OkStatus();
+    }
+    if (!got.ok() || got->has_value() != want->has_value()) {
+      return fail("R6 barrier", *want ? "beyond the threshold with the barrier loaded: must plan"
+                                      : "inside the threshold there is nothing to do");
+    }
+    if (*want && !(**got == **want)) {
+      return fail("R8 staleness", "the plan must carry the current origin and version and target the observer's cell");
+    }
+    return absl::OkStatus();
+  }
+
+  // expected_commit()
+  //
+  // What commit(plan) must answer: Aborted when plan.expected_version is not the current version (R8);
+  // InvalidArgument when plan.from is not the origin (R8); FailedPrecondition when a barrier cell around
+  // the target is not loaded now (R6); OutOfRange when the version counter is exhausted; else the target
+  // as origin at version + 1 (R3).
+  [[nodiscard]] absl::StatusOr<Rebased<N>> expected_commit(const RebasePlan<N>& plan) const {
+    if (plan.expected_version != version_) return absl::AbortedError("the plan is stale");
+    if (plan.from != origin_) return absl::InvalidArgumentError("the plan was made at another origin");
+    if (const std::vector<CellIndex<N>> gone = missing(plan.target); !gone.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(internal::cells(gone.front()), " is not loaded at commit time"));
+    }
+    if (version_ == std::numeric_limits<std::uint64_t>::max()) {
+      return absl::OutOfRangeError("the version counter is exhausted");
+    }
+    return Rebased<N>{plan.target, version_ + 1};
+  }
+
+  // check_commit()
+  //
+  // `got` (an implementation's commit(plan) in the model's state) is expected_commit(plan), naming the
+  // clause a wrong answer breaks; when the commit was due to succeed, the model follows it.
+  [[nodiscard]] absl::Status check_commit(const RebasePlan<N>& plan, const absl::StatusOr<Rebased<N>>& got) {
+    const absl::StatusOr<Rebased<N>> want = expected_commit(plan);
+    const auto fail = [&](absl::string_view clause, absl::string_view why) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          clause, ": commit(plan from ", internal::cells(plan.from), " to ", internal::cells(plan.target), " at version ",
+          plan.expected_version, ") at origin ", internal::cells(origin_), " version ", version_, ": ", why, "; got ",
+          got.ok() ? absl::StrCat("origin ", internal::cells(got->origin), " version ", got->version)
+                   : internal::status_text(got.status())));
+    };
+    if (!want.ok()) {
+      if (!got.ok() && got.status().code() == want.status().code()) return absl::OkStatus();
+      const absl::StatusCode code = want.status().code();
+      const absl::string_view clause = code == absl::StatusCode::kFailedPrecondition ? "R6 barrier"
+                                       : code == absl::StatusCode::kOutOfRange      ? "R7 failure atomicity"
+                                                                                    : "R8 staleness";
+      return fail(clause, absl::StrCat("must be ", internal::status_text(want.status())));
+    }
+    if (!got.ok()) return fail("R6 barrier", "every condition holds, the commit must succeed");
+    if (!(*got == *want)) return fail("R3 one origin per version", "the new origin must be the target at version + 1");
+    origin_ = want->origin;
+    version_ = want->version;
+    return absl::OkStatus();
+  }
+
+  // check_view()
+  //
+  // R7: the view's origin, version and loaded cells are the model's (after a failure, exactly what they
+  // were before it).
+  [[nodiscard]] absl::Status check_view(const CellIndex<N>& origin, std::uint64_t version,
+                                        std::span<const CellIndex<N>> loaded) const {
+    std::vector<CellIndex<N>> sorted(loaded.begin(), loaded.end());
+    std::sort(sorted.begin(), sorted.end());
+    const bool same_loaded = std::equal(sorted.begin(), sorted.end(), loaded_.begin(), loaded_.end());
+    if (origin == origin_ && version == version_ && same_loaded) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("R7 failure atomicity: the view is at origin ", internal::cells(origin),
+                                                   " version ", version, " with ", loaded.size(),
+                                                   " loaded cells; the model at ", internal::cells(origin_), " version ",
+                                                   version_, " with ", loaded_.size()));
+  }
+
+ private:
+  std::int64_t size_;
+  std::int64_t threshold_;
+  std::int64_t radius_;
+  CellIndex<N> origin_;
+  std::uint64_t version_;
+  std::set<CellIndex<N>> loaded_;
+};
+
+// R9 ------------------------------------------------------------------------------------------------
+
+// check_late()
+//
+// R9: placing `result` in a view now at (origin, version): a result started at a later version is
+// InvalidArgument; a baked result from an older version is Aborted; otherwise the answer is exactly a
+// fresh conversion of its anchor now (R4, R5), whatever happened since it started.
+template <std::size_t N>
+[[nodiscard]] absl::Status check_late(const RenderSpec& spec, const CellIndex<N>& origin, std::uint64_t version,
+                                      const LateResult<N>& result, const absl::StatusOr<RenderPoint<N>>& got) {
+  const auto expect_error = [&](absl::StatusCode code, absl::string_view why) {
+    if (!got.ok() && got.status().code() == code) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("R9 late results: ", why, " (started at version ",
+                                                   result.started_version, ", now ", version, "): must be ",
+                                                   absl::StatusCodeToString(code), ", got ",
+                                                   got.ok() ? std::string("a placement") : internal::status_text(got.status())));
+  };
+  if (result.started_version > version) return expect_error(absl::StatusCode::kInvalidArgument, "a result from the future");
+  if (result.placement == Placement::kBakedLocal && result.started_version != version) {
+    return expect_error(absl::StatusCode::kAborted, "a result baked in an older frame is stale");
+  }
+  if (absl::Status s = check_render(spec, origin, version, result.anchor, got); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("R9 late results: not the fresh conversion: ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+// R10 -----------------------------------------------------------------------------------------------
+
+// check_no_drift()
+//
+// R10: after any number of rebases, the local position of every active object is bit for bit the fresh
+// conversion of its anchor at the current origin (NaN on every axis for an object outside the bubble).
+template <std::size_t N>
+[[nodiscard]] absl::Status check_no_drift(const RenderSpec& spec, const CellIndex<N>& origin,
+                                          std::span<const WorldPosition<N>> anchors,
+                                          std::span<const std::array<float, N>> locals) {
+  if (anchors.size() != locals.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("R10 no drift: ", anchors.size(), " anchors but ", locals.size(), " locals"));
+  }
+  for (std::size_t i = 0; i < anchors.size(); ++i) {
+    const bool outside = std::all_of(locals[i].begin(), locals[i].end(), [](float v) { return std::isnan(v); });
+    const absl::StatusOr<RenderPoint<N>> as_render =
+        outside ? absl::StatusOr<RenderPoint<N>>(absl::OutOfRangeError("NaN locals"))
+                : absl::StatusOr<RenderPoint<N>>(RenderPoint<N>{locals[i], 0});
+    if (absl::Status s = check_render(spec, origin, 0, anchors[i], as_render); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("R10 no drift: object ", i, ": ", s.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// R11 -----------------------------------------------------------------------------------------------
+
+// check_round_trip()
+//
+// R11 for render point `y` given to a view at (origin, version): a point of another version is
+// FailedPrecondition; otherwise `world` is the normalisation (R1) of origin + y * units_per_render_unit
+// on every axis, and when that position is exact and inside the bubble, `again` (its conversion back)
+// equals y on every axis.
+template <std::size_t N>
+[[nodiscard]] absl::Status check_round_trip(const RenderSpec& spec, const CellIndex<N>& origin,
+                                            std::uint64_t version, const RenderPoint<N>& y,
+                                            const absl::StatusOr<WorldPosition<N>>& world,
+                                            const absl::StatusOr<RenderPoint<N>>& again) {
+  using internal::Wide;
+  if (y.version != version) {
+    if (!world.ok() && world.status().code() == absl::StatusCode::kFailedPrecondition) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("R11 round trip: a render point of version ", y.version,
+                                                   " at version ", version, " must be FailedPrecondition, got ",
+                                                   internal::status_text(world.status())));
+  }
+  std::array<double, N> scaled_offset;
+  for (std::size_t a = 0; a < N; ++a) {
+    scaled_offset[a] = static_cast<double>(y.at[a]) * static_cast<double>(spec.units_per_render_unit);
+  }
+  if (absl::Status s = check_normalize(spec.cell_size, origin, scaled_offset, world); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("R11 round trip: ", s.message()));
+  }
+  if (!world.ok()) return absl::OkStatus();
+  bool exact = true;
+  bool inside = true;
+  const Wide bubble = Wide::scaled(absl::int128(spec.bubble_units));
+  for (std::size_t a = 0; a < N; ++a) {
+    const Wide value = internal::exact_axis(world->cell[a], world->offset[a], origin[a], spec.cell_size);
+    exact &= value == Wide::scaled(static_cast<double>(y.at[a])) * static_cast<std::uint64_t>(spec.units_per_render_unit);
+    inside &= value <= bubble && -bubble <= value;
+  }
+  if (!exact || !inside) return absl::OkStatus();
+  bool same = again.ok() && again->version == version;
+  for (std::size_t a = 0; same && a < N; ++a) same &= again->at[a] == y.at[a];
+  if (same) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("R11 round trip: ", internal::position(*world),
+                                                 " is exact but does not render back to the same point: ",
+                                                 again.ok() ? "different coordinates" : internal::status_text(again.status())));
+}
+
+}  // namespace lwc::contracts

@@ -1,0 +1,202 @@
+// File: fuzz/rebase_fuzzer.cc
+//
+// libFuzzer target for lwc.rebase: the input is a view configuration followed by an operation sequence —
+// cell loads and unloads, observer moves, plans, commits of current, replayed and tampered plans, render
+// conversions both ways, late results started and finished, batch re-derivation — run in lockstep with
+// lwc.contracts.rebase's model, every answer judged by its checker. Raw 8-byte words reach every int64
+// (cells at both ends, where cell - origin overflows) and every double and float bit pattern (NaN, inf,
+// -0.0, subnormals); small deltas keep cells near the observer so plans and commits do happen.
+//
+// lwc-clauses: R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11
+// (the whole tree is built with ASan + UBSan + -fsanitize=integer in the fuzz preset, so an overflowing
+// intermediate aborts too.)
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/numeric/int128.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+import lwc.rebase;
+import lwc.contracts.rebase;
+
+namespace {
+
+using lwc::CellIndex;
+using lwc::WorldPosition;
+
+constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+
+std::uint64_t word(FuzzedDataProvider& in) {
+  const std::vector<std::uint8_t> bytes = in.ConsumeBytes<std::uint8_t>(8);
+  std::uint64_t w = 0;
+  if (!bytes.empty()) std::memcpy(&w, bytes.data(), bytes.size());
+  return w;
+}
+
+void require(const absl::Status& status) {
+  if (status.ok()) return;
+  std::fprintf(stderr, "contract violated: %s\n", std::string(status.message()).c_str());
+  __builtin_trap();
+}
+
+std::int64_t clamp_add(std::int64_t a, std::int64_t d) {
+  const absl::int128 v = absl::int128(a) + d;
+  return v < kMin ? kMin : (v > kMax ? kMax : static_cast<std::int64_t>(v));
+}
+
+// A cell near `centre` (a signed byte away) or, one time in four, any int64.
+CellIndex<2> cell_from(FuzzedDataProvider& in, const CellIndex<2>& centre) {
+  if (in.ConsumeIntegralInRange<int>(0, 3) == 0) {
+    return {std::bit_cast<std::int64_t>(word(in)), std::bit_cast<std::int64_t>(word(in))};
+  }
+  return {clamp_add(centre[0], in.ConsumeIntegral<std::int8_t>() % 6),
+          clamp_add(centre[1], in.ConsumeIntegral<std::int8_t>() % 6)};
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  FuzzedDataProvider in(data, size);
+  // The view: every parameter within its documented range, reached from raw words.
+  const auto cell_size = static_cast<std::int64_t>(word(in) % (std::uint64_t{1} << 53)) + 1;
+  const lwc::contracts::RenderSpec spec{
+      cell_size, static_cast<std::int64_t>(word(in) % (std::uint64_t{1} << 20)) + 1,
+      static_cast<std::int64_t>(word(in) % (std::uint64_t{1} << 44)) + 1};
+  const std::int64_t threshold = in.ConsumeIntegralInRange<std::int64_t>(1, 4);
+  const std::int64_t radius = in.ConsumeIntegralInRange<std::int64_t>(0, 2);
+  const CellIndex<2> origin{std::bit_cast<std::int64_t>(word(in)), std::bit_cast<std::int64_t>(word(in))};
+  const std::uint64_t version = word(in);
+
+  const lwc::WorldGrid grid = *lwc::WorldGrid::create(cell_size);
+  absl::StatusOr<lwc::OriginCoordinator<2>> created = lwc::OriginCoordinator<2>::create(
+      grid, lwc::ViewConfig{threshold, radius, spec.units_per_render_unit, spec.bubble_units}, origin, version);
+  require(created.status());
+  lwc::OriginCoordinator<2>& view = *created;
+  lwc::contracts::OriginModel<2> model(cell_size, threshold, radius, origin, version);
+  lwc::contracts::OriginLog<2> log;
+
+  std::vector<WorldPosition<2>> world;
+  WorldPosition<2> observer{origin, {0, 0}};
+  std::vector<lwc::RebasePlan<2>> plans;
+  std::vector<lwc::LateResult<2>> late;
+
+  // Normalises a raw position (R1) near `centre`; nullopt when normalisation rightly fails.
+  const auto raw_position = [&](const CellIndex<2>& centre) -> std::optional<WorldPosition<2>> {
+    const CellIndex<2> cell = cell_from(in, centre);
+    const std::array<double, 2> offset{std::bit_cast<double>(word(in)), std::bit_cast<double>(word(in))};
+    const absl::StatusOr<WorldPosition<2>> p = grid.normalize(cell, offset);
+    require(lwc::contracts::check_normalize(cell_size, cell, offset, p));  // R1
+    if (!p.ok()) return std::nullopt;
+    return *p;
+  };
+
+  for (int step = 0; step < 64 && in.remaining_bytes() > 0; ++step) {
+    const std::vector<WorldPosition<2>> snapshot = world;
+    switch (in.ConsumeIntegralInRange<int>(0, 10)) {
+      case 0: {
+        const CellIndex<2> c = cell_from(in, observer.cell);
+        view.load(c);
+        model.load(c);
+        break;
+      }
+      case 1: {
+        const CellIndex<2> c = cell_from(in, observer.cell);
+        view.unload(c);
+        model.unload(c);
+        break;
+      }
+      case 2: {  // observer moves; a raw (maybe unnormalised) observer is an injected failure for plan
+        if (in.ConsumeBool()) {
+          if (std::optional<WorldPosition<2>> p = raw_position(view.origin())) observer = *p;
+        } else {
+          observer.cell = cell_from(in, view.origin());
+          observer.offset = {std::bit_cast<double>(word(in)), std::bit_cast<double>(word(in))};
+        }
+        break;
+      }
+      case 3: {
+        const absl::StatusOr<std::optional<lwc::RebasePlan<2>>> plan = view.plan(observer);
+        require(model.check_plan(observer, plan));  // R6 R8
+        if (plan.ok() && *plan) plans.push_back(**plan);
+        break;
+      }
+      case 4: {
+        if (plans.empty()) break;
+        lwc::RebasePlan<2> plan = plans[in.ConsumeIntegralInRange<std::size_t>(0, plans.size() - 1)];
+        switch (in.ConsumeIntegralInRange<int>(0, 5)) {  // injected: tampered plans
+          case 0: plan.from[1] ^= 1; break;
+          case 1: plan.expected_version ^= in.ConsumeIntegral<std::uint64_t>(); break;
+          case 2: plan.target = cell_from(in, plan.target); break;
+          default: break;
+        }
+        const absl::StatusOr<lwc::Rebased<2>> done = view.commit(plan);
+        require(model.check_commit(plan, done));  // R3 R6 R7 R8
+        if (done.ok()) require(log.observe(done->version, done->origin));  // R3
+        break;
+      }
+      case 5: {
+        if (std::optional<WorldPosition<2>> p = raw_position(view.origin())) {
+          world.push_back(*p);
+        }
+        break;
+      }
+      case 6: {
+        if (world.empty()) break;
+        const WorldPosition<2>& p = world[in.ConsumeIntegralInRange<std::size_t>(0, world.size() - 1)];
+        const absl::StatusOr<lwc::RenderPoint<2>> r = view.to_render(p);
+        require(lwc::contracts::check_render(spec, model.origin(), model.version(), p, r));  // R4 R5
+        if (r.ok()) {
+          require(lwc::contracts::check_render_bound(spec, model.origin(), p, *r));  // R5
+          require(log.observe(r->version, view.origin()));                          // R3
+        }
+        break;
+      }
+      case 7: {
+        if (world.empty()) break;
+        const WorldPosition<2>& p = world[in.ConsumeIntegralInRange<std::size_t>(0, world.size() - 1)];
+        late.push_back(view.start_late(p, in.ConsumeBool() ? lwc::Placement::kRelocatable : lwc::Placement::kBakedLocal));
+        break;
+      }
+      case 8: {
+        if (late.empty()) break;
+        lwc::LateResult<2> t = late[in.ConsumeIntegralInRange<std::size_t>(0, late.size() - 1)];
+        if (in.ConsumeIntegralInRange<int>(0, 7) == 0) t.started_version = word(in);  // injected: any version
+        require(lwc::contracts::check_late(spec, model.origin(), model.version(), t, view.place_late(t)));  // R9
+        break;
+      }
+      case 9: {
+        lwc::RenderPoint<2> y{{std::bit_cast<float>(static_cast<std::uint32_t>(word(in))),
+                               std::bit_cast<float>(static_cast<std::uint32_t>(word(in)))},
+                              in.ConsumeBool() ? view.version() : word(in)};
+        const absl::StatusOr<WorldPosition<2>> back = view.from_render(y);
+        const absl::StatusOr<lwc::RenderPoint<2>> again = back.ok() ? view.to_render(*back) : back.status();
+        require(lwc::contracts::check_round_trip(spec, model.origin(), model.version(), y, back, again));  // R11
+        break;
+      }
+      default: {
+        std::vector<std::array<float, 2>> locals(world.size());
+        require(view.to_render_all(world, locals).status());
+        require(lwc::contracts::check_no_drift<2>(spec, model.origin(), world, locals));  // R10
+        break;
+      }
+    }
+    require(model.check_view(view.origin(), view.version(), view.loaded_cells()));  // R7
+    require(lwc::contracts::check_authority<2>(snapshot, std::span<const WorldPosition<2>>(world).first(
+                                                             std::min(snapshot.size(), world.size()))));  // R2
+  }
+  return 0;
+}

@@ -1,0 +1,571 @@
+// File: properties/rebase_props.cc
+//
+// One RapidCheck property per R-clause of docs/rebase.md, named by clause id, over the extreme-biased
+// generators of support/arbitrary_rebase.h and judged by lwc.contracts.rebase; and a model-based test
+// (rc::state) of random operation sequences — observer moves, cell loads and unloads, plans, commits of
+// current, stale and tampered plans, late results started and finished at random versions, render
+// conversions both ways, injected failures — compared with the contract model after every step.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <vector>
+
+#include <rapidcheck/state.h>
+
+#include "absl/numeric/int128.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "support/arbitrary_decompose.h"
+#include "support/property.h"
+#include "support/arbitrary_rebase.h"
+
+import lwc.rebase;
+import lwc.contracts.rebase;
+
+namespace {
+
+using lwc::CellIndex;
+using lwc::OriginCoordinator;
+using lwc::RebasePlan;
+using lwc::WorldPosition;
+using lwc::contracts::RenderSpec;
+
+// Fails the property with the checker's message (which names the clause).
+void assert_ok(const absl::Status& status) {
+  if (!status.ok()) RC_FAIL(std::string(status.message()));
+}
+
+lwc::ViewConfig config_of(const RenderSpec& spec, std::int64_t threshold = 2, std::int64_t radius = 1) {
+  return {threshold, radius, spec.units_per_render_unit, spec.bubble_units};
+}
+
+template <std::size_t N>
+OriginCoordinator<N> make_view(const RenderSpec& spec, const CellIndex<N>& origin, std::uint64_t version = 0,
+                               std::int64_t threshold = 2, std::int64_t radius = 1) {
+  absl::StatusOr<OriginCoordinator<N>> v = OriginCoordinator<N>::create(
+      *lwc::WorldGrid::create(spec.cell_size), config_of(spec, threshold, radius), origin, version);
+  RC_ASSERT(v.ok());
+  return *std::move(v);
+}
+
+// An origin anywhere, ends of int64 favoured.
+template <std::size_t N>
+CellIndex<N> any_origin() {
+  return *lwc::testing::cell_index<N>(rc::gen::weightedOneOf<std::int64_t>(
+      {{2, rc::gen::just<std::int64_t>(0)}, {3, lwc::testing::any_cell()}, {1, rc::gen::inRange<std::int64_t>(-50, 51)}}));
+}
+
+template <std::size_t N>
+void load_barrier(OriginCoordinator<N>& v, const CellIndex<N>& target) {
+  for (const CellIndex<N>& c : v.missing_cells(target)) v.load(c);
+}
+
+LWC_PROP(Rebase, R1_NormaliseIsNearestWithCarryAndFixedPointIsExact, ()) {
+  const std::int64_t size = *lwc::testing::rebase_cell_size();
+  const lwc::WorldGrid grid = *lwc::WorldGrid::create(size);
+  const CellIndex<3> cell = *lwc::testing::cell_index<3>(lwc::testing::any_cell());
+  const std::array<double, 3> offset = {*lwc::testing::raw_offset(size), *lwc::testing::raw_offset(size),
+                                        *lwc::testing::raw_offset(size)};
+  const absl::StatusOr<WorldPosition<3>> p = grid.normalize(cell, offset);
+  RC_TAG(p.ok() ? "ok" : absl::StatusCodeToString(p.status().code()));
+  assert_ok(lwc::contracts::check_normalize(size, cell, offset, p));
+  if (p.ok()) assert_ok(grid.validate(*p));
+
+  const lwc::FixedPoint<2> point{{*lwc::testing::any_int64(), *lwc::testing::any_int64()}};
+  const WorldPosition<2> q = grid.from_fixed(point);
+  assert_ok(lwc::contracts::check_fixed(size, point, q, grid.to_fixed(q)));
+}
+
+LWC_PROP(Rebase, R2_NoOperationWritesAnAuthoritativePosition, ()) {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  const CellIndex<2> origin = any_origin<2>();
+  OriginCoordinator<2> view = make_view<2>(spec, origin);
+  OriginCoordinator<2> other = make_view<2>(spec, any_origin<2>(), 0, 1, 0);
+  const auto world = *rc::gen::resize(10, rc::gen::container<std::vector<WorldPosition<2>>>(
+      rc::gen::weightedOneOf<WorldPosition<2>>({{4, lwc::testing::position_near<2>(spec, origin)},
+                                                {1, rc::gen::map(lwc::testing::cell_index<2>(lwc::testing::any_cell()),
+                                                                 [](CellIndex<2> c) {
+                                                                   return WorldPosition<2>{c, {-1.0, 0x1p80}};
+                                                                 })}})));
+  const std::vector<WorldPosition<2>> snapshot = world;
+  std::vector<std::array<float, 2>> locals(world.size());
+  for (OriginCoordinator<2>* v : {&view, &other}) {
+    for (const WorldPosition<2>& p : world) {
+      (void)v->to_render(p);
+      (void)v->place_late(v->start_late(p, lwc::Placement::kRelocatable));
+      absl::StatusOr<std::optional<RebasePlan<2>>> plan = v->plan(p);
+      if (plan.ok() && *plan) {
+        load_barrier(*v, (*plan)->target);
+        (void)v->commit(**plan);
+        (void)v->commit(**plan);  // stale: fails
+      }
+    }
+    (void)v->to_render_all(world, locals);
+  }
+  assert_ok(lwc::contracts::check_authority<2>(snapshot, world));
+}
+
+LWC_PROP(Rebase, R3_EveryRenderPointOfAVersionUsesItsOneOrigin, ()) {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  OriginCoordinator<2> view = make_view<2>(spec, any_origin<2>(), 0, 1, 0);
+  lwc::contracts::OriginLog<2> log;
+  const int steps = *rc::gen::inRange(1, 12);
+  for (int i = 0; i < steps; ++i) {
+    const WorldPosition<2> p = *lwc::testing::position_near<2>(spec, view.origin());
+    absl::StatusOr<lwc::RenderPoint<2>> r = view.to_render(p);
+    if (r.ok()) {
+      RC_ASSERT(r->version == view.version());
+      assert_ok(log.observe(r->version, view.origin()));
+    }
+    assert_ok(lwc::contracts::check_render(lwc::contracts::spec_of(view), view.origin(), view.version(), p, r));
+    absl::StatusOr<std::optional<RebasePlan<2>>> plan = view.plan(p);
+    if (plan.ok() && *plan) {
+      load_barrier(view, (*plan)->target);
+      const std::uint64_t before = view.version();
+      absl::StatusOr<lwc::Rebased<2>> done = view.commit(**plan);
+      RC_ASSERT(done.ok());
+      RC_ASSERT(done->version == before + 1);
+      assert_ok(log.observe(done->version, done->origin));
+    }
+  }
+}
+
+LWC_PROP(Rebase, R4_RenderIsTheNearestFloatToTheExactValue, ()) {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  const CellIndex<3> origin = any_origin<3>();
+  const OriginCoordinator<3> view = make_view<3>(spec, origin, *rc::gen::arbitrary<std::uint64_t>());
+  const bool tie = *rc::gen::arbitrary<bool>();
+  const WorldPosition<3> p = tie ? *lwc::testing::position_on_float_midpoint<3>(spec, origin)
+                                 : *lwc::testing::position_near<3>(spec, origin);
+  const absl::StatusOr<lwc::RenderPoint<3>> r = view.to_render(p);
+  RC_CLASSIFY(tie, "on a float midpoint");
+  RC_TAG(r.ok() ? "inside" : absl::StatusCodeToString(r.status().code()));
+  assert_ok(lwc::contracts::check_render(spec, origin, view.version(), p, r));
+}
+
+LWC_PROP(Rebase, R5_BubbleIsExactAndErrorIsWithinTheBound, ()) {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  const CellIndex<2> origin = any_origin<2>();
+  const OriginCoordinator<2> view = make_view<2>(spec, origin);
+  RC_ASSERT(view.render_error_bound() == lwc::contracts::render_error_bound(spec));
+  // On the bubble's edge, one world unit either side, or anywhere near.
+  const WorldPosition<2> p = *rc::gen::weightedOneOf<WorldPosition<2>>({
+      {2, lwc::testing::position_near<2>(spec, origin)},
+      {2, rc::gen::exec([spec, origin] {  // by value: shrinking replays generators later
+         const lwc::WorldGrid grid = *lwc::WorldGrid::create(spec.cell_size);
+         CellIndex<2> cell = origin;
+         std::array<double, 2> offset{};  // one axis on the edge, the other at the origin
+         const std::size_t a = *rc::gen::inRange<std::size_t>(0, 2);
+         const double edge = static_cast<double>(spec.bubble_units) * *rc::gen::element(-1.0, 1.0);
+         offset[a] = lwc::testing::step_ulps(edge + *rc::gen::element(-1.0, 0.0, 1.0), *rc::gen::inRange(-1, 2));
+         const absl::StatusOr<WorldPosition<2>> q = grid.normalize(cell, offset);
+         RC_PRE(q.ok());
+         return *q;
+       })},
+  });
+  const absl::StatusOr<lwc::RenderPoint<2>> r = view.to_render(p);
+  bool on_edge = false;
+  for (std::size_t a = 0; a < 2; ++a) {
+    const absl::int128 w = (absl::int128(p.cell[a]) - origin[a]) * spec.cell_size + static_cast<std::int64_t>(p.offset[a]);
+    on_edge |= (w == spec.bubble_units || w == -spec.bubble_units - 1) && p.offset[a] != std::floor(p.offset[a]);
+  }
+  RC_CLASSIFY(on_edge, "a hair past the edge");
+  RC_TAG(r.ok() ? "inside" : "outside");
+  assert_ok(lwc::contracts::check_render(spec, origin, 0, p, r));
+  if (r.ok()) assert_ok(lwc::contracts::check_render_bound(spec, origin, p, *r));
+}
+
+LWC_PROP(Rebase, R6_BarrierHoldsAtPlanAndAgainAtCommit, ()) {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  const std::int64_t threshold = *rc::gen::inRange<std::int64_t>(1, 4);
+  const std::int64_t radius = *rc::gen::inRange<std::int64_t>(0, 3);
+  const CellIndex<2> origin = any_origin<2>();
+  OriginCoordinator<2> view = make_view<2>(spec, origin, 0, threshold, radius);
+  lwc::contracts::OriginModel<2> model(spec.cell_size, threshold, radius, origin);
+  const WorldPosition<2> observer{*lwc::testing::cell_index<2>(rc::gen::weightedOneOf<std::int64_t>(
+                                      {{3, lwc::testing::cell_near(origin[0], threshold + 2)},
+                                       {1, lwc::testing::any_cell()}})),
+                                  {0.5, 0.0}};
+  // Each barrier cell loaded with probability 7/8.
+  for (const CellIndex<2>& c : view.missing_cells(observer.cell)) {
+    if (*rc::gen::inRange(0, 8) != 0) {
+      view.load(c);
+      model.load(c);
+    }
+  }
+  const absl::StatusOr<std::optional<RebasePlan<2>>> plan = view.plan(observer);
+  RC_TAG(plan.ok() ? (*plan ? "plan" : "nothing") : "blocked");
+  assert_ok(model.check_plan(observer, plan));
+  if (!plan.ok() || !*plan) return;
+  // Between plan and commit the streamer may unload any cell of the barrier.
+  for (const CellIndex<2>& c : view.loaded_cells()) {
+    if (*rc::gen::inRange(0, 10) == 0) {
+      view.unload(c);
+      model.unload(c);
+    }
+  }
+  assert_ok(model.check_commit(**plan, view.commit(**plan)));
+  assert_ok(model.check_view(view.origin(), view.version(), view.loaded_cells()));
+}
+
+LWC_PROP(Rebase, R7_EveryFailureLeavesTheViewAsItWas, ()) {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  const CellIndex<2> origin = any_origin<2>();
+  const std::uint64_t version = *rc::gen::element<std::uint64_t>(0, 1, std::numeric_limits<std::uint64_t>::max(),
+                                                                 std::numeric_limits<std::uint64_t>::max() - 1);
+  OriginCoordinator<2> view = make_view<2>(spec, origin, version, 1, 1);
+  lwc::contracts::OriginModel<2> model(spec.cell_size, 1, 1, origin, version);
+  const CellIndex<2> target = *lwc::testing::cell_index<2>(lwc::testing::any_cell());
+  const bool load = *rc::gen::arbitrary<bool>();
+  if (load) {
+    for (const CellIndex<2>& c : view.missing_cells(target)) {
+      view.load(c);
+      model.load(c);
+    }
+  }
+  // A plan that is stale, foreign, unloaded, or due to exhaust the version counter.
+  const RebasePlan<2> plan{*rc::gen::arbitrary<bool>() ? origin : target, target,
+                           *rc::gen::arbitrary<bool>() ? version : (version ^ 1)};
+  const absl::StatusOr<lwc::Rebased<2>> got = view.commit(plan);
+  RC_TAG(got.ok() ? "committed" : absl::StatusCodeToString(got.status().code()));
+  assert_ok(model.check_commit(plan, got));
+  assert_ok(model.check_view(view.origin(), view.version(), view.loaded_cells()));
+  // Failing conversions, too, leave the view alone.
+  (void)view.to_render(WorldPosition<2>{target, {-1.0, 0.0}});
+  (void)view.from_render(lwc::RenderPoint<2>{{1.0f, 2.0f}, view.version() ^ 1});
+  (void)view.plan(WorldPosition<2>{target, {std::nan(""), 0.0}});
+  assert_ok(model.check_view(view.origin(), view.version(), view.loaded_cells()));
+}
+
+LWC_PROP(Rebase, R8_ReplayedAndOutdatedPlansAreRejected, ()) {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  OriginCoordinator<2> view = make_view<2>(spec, any_origin<2>(), 0, 1, 0);
+  lwc::contracts::OriginModel<2> model(spec.cell_size, 1, 0, view.origin());
+  std::vector<RebasePlan<2>> plans;
+  const int steps = *rc::gen::inRange(1, 8);
+  for (int i = 0; i < steps; ++i) {
+    const WorldPosition<2> observer{*lwc::testing::cell_index<2>(lwc::testing::cell_near(view.origin()[0], 5)), {0, 0}};
+    view.load(observer.cell);
+    model.load(observer.cell);
+    const absl::StatusOr<std::optional<RebasePlan<2>>> plan = view.plan(observer);
+    assert_ok(model.check_plan(observer, plan));
+    if (plan.ok() && *plan) plans.push_back(**plan);
+    if (!plans.empty()) {
+      const RebasePlan<2> pick = *rc::gen::elementOf(plans);  // the newest, or a replayed older one
+      RC_CLASSIFY(pick.expected_version != view.version(), "stale");
+      assert_ok(model.check_commit(pick, view.commit(pick)));
+    }
+  }
+}
+
+LWC_PROP(Rebase, R9_LateResultsArePlacedFromTheirAnchorWhateverHappened, ()) {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  OriginCoordinator<3> view = make_view<3>(spec, any_origin<3>(), 0, 1, 0);
+  std::vector<lwc::LateResult<3>> tickets;
+  const int steps = *rc::gen::inRange(1, 10);
+  for (int i = 0; i < steps; ++i) {
+    const WorldPosition<3> anchor = *lwc::testing::position_near<3>(spec, view.origin());
+    tickets.push_back(view.start_late(anchor, *rc::gen::element(lwc::Placement::kRelocatable, lwc::Placement::kBakedLocal)));
+    const CellIndex<3> target = *lwc::testing::cell_index<3>(lwc::testing::cell_near(view.origin()[0], 3));
+    view.load(target);
+    if (target != view.origin()) RC_ASSERT(view.commit({view.origin(), target, view.version()}).ok());
+  }
+  const OriginCoordinator<3> fresh = make_view<3>(spec, view.origin(), view.version());
+  for (const lwc::LateResult<3>& t : tickets) {
+    const absl::StatusOr<lwc::RenderPoint<3>> placed = view.place_late(t);
+    assert_ok(lwc::contracts::check_late(spec, view.origin(), view.version(), t, placed));
+    // Path independence: the same bits as a view that was created at this origin and never rebased.
+    if (t.placement == lwc::Placement::kRelocatable) {
+      const absl::StatusOr<lwc::RenderPoint<3>> now = fresh.to_render(t.anchor);
+      RC_ASSERT(placed.ok() == now.ok());
+      if (placed.ok()) {
+        RC_ASSERT((std::bit_cast<std::array<std::uint32_t, 3>>(placed->at) ==
+                   std::bit_cast<std::array<std::uint32_t, 3>>(now->at)));
+      }
+    }
+  }
+  // A ticket from a version the view never reached is refused.
+  lwc::LateResult<3> future = tickets.front();
+  future.started_version = view.version() + 1;
+  assert_ok(lwc::contracts::check_late(spec, view.origin(), view.version(), future, view.place_late(future)));
+}
+
+LWC_PROP_SCALED(Rebase, R10_ActiveObjectsNeverDriftOverManyRebases, 10, ()) {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  OriginCoordinator<2> view = make_view<2>(spec, any_origin<2>(), 0, 1, 0);
+  const CellIndex<2> start = view.origin();
+  const auto anchors = *rc::gen::resize(20, rc::gen::container<std::vector<WorldPosition<2>>>(
+                                                lwc::testing::position_near<2>(spec, start)));
+  std::vector<std::array<float, 2>> locals(anchors.size());
+  const int rebases = *rc::gen::inRange(1, 60);
+  for (int i = 0; i < rebases; ++i) {
+    const CellIndex<2> target = *lwc::testing::cell_index<2>(lwc::testing::cell_near(start[0], 4));
+    if (target == view.origin()) continue;
+    view.load(target);
+    RC_ASSERT(view.commit({view.origin(), target, view.version()}).ok());
+    RC_ASSERT(view.to_render_all(anchors, locals).ok());
+  }
+  assert_ok(lwc::contracts::check_no_drift<2>(spec, view.origin(), anchors, locals));
+}
+
+LWC_PROP(Rebase, R11_RenderToWorldRoundTripsAtAKnownVersion, ()) {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  const OriginCoordinator<2> view = make_view<2>(spec, any_origin<2>(), *rc::gen::inRange<std::uint64_t>(0, 3));
+  lwc::RenderPoint<2> y{{*lwc::testing::any_float(), *lwc::testing::any_float()},
+                        *rc::gen::weightedOneOf<std::uint64_t>({{8, rc::gen::just(view.version())},
+                                                                {1, rc::gen::inRange<std::uint64_t>(0, 4)}})};
+  const absl::StatusOr<WorldPosition<2>> world = view.from_render(y);
+  const absl::StatusOr<lwc::RenderPoint<2>> again = world.ok() ? view.to_render(*world) : world.status();
+  RC_TAG(world.ok() ? (again.ok() ? "round trip" : "outside the bubble") : absl::StatusCodeToString(world.status().code()));
+  assert_ok(lwc::contracts::check_round_trip(spec, view.origin(), view.version(), y, world, again));
+  // And from the world side: a position rendered, then taken back, renders the same.
+  const WorldPosition<2> p = *lwc::testing::position_near<2>(spec, view.origin());
+  const absl::StatusOr<lwc::RenderPoint<2>> r = view.to_render(p);
+  if (r.ok()) {
+    // Not necessarily OK: at the end of int64 the rounded render point can lie past the last cell.
+    const absl::StatusOr<WorldPosition<2>> back = view.from_render(*r);
+    const absl::StatusOr<lwc::RenderPoint<2>> r2 = back.ok() ? view.to_render(*back) : back.status();
+    assert_ok(lwc::contracts::check_round_trip(spec, view.origin(), view.version(), *r, back, r2));
+  }
+}
+
+// The model-based test ------------------------------------------------------------------------------------
+
+struct Model {
+  RenderSpec spec;
+  lwc::contracts::OriginModel<2> view;
+  std::vector<WorldPosition<2>> world;     // the shared authoritative positions
+  WorldPosition<2> observer;
+  std::vector<RebasePlan<2>> plans;        // every plan ever issued (stale ones stay, to be replayed)
+  std::vector<lwc::LateResult<2>> late;    // tickets started at their versions
+};
+
+struct Sut {
+  OriginCoordinator<2> view;
+  const std::vector<WorldPosition<2>>* world;  // read-only: R2 is checked against the model's copy
+};
+
+using Command = rc::state::Command<Model, Sut>;
+
+// Every command checks its own answer in act(), then the view against the model after the step (R7) and
+// the authoritative positions (R2).
+struct Step : Command {
+  virtual void act(const Model& m, Sut& sut) const = 0;
+  void run(const Model& m, Sut& sut) const override {
+    act(m, sut);
+    Model next = m;
+    apply(next);
+    assert_ok(next.view.check_view(sut.view.origin(), sut.view.version(), sut.view.loaded_cells()));
+    assert_ok(lwc::contracts::check_authority<2>(m.world, *sut.world));
+  }
+};
+
+// A cell worth loading: around the observer or a planned target (so plans succeed), or anywhere.
+CellIndex<2> interesting_cell(const Model& m) {
+  CellIndex<2> centre = m.observer.cell;
+  if (!m.plans.empty() && *rc::gen::arbitrary<bool>()) centre = (*rc::gen::elementOf(m.plans)).target;
+  return *rc::gen::weightedOneOf<CellIndex<2>>({
+      {6, rc::gen::map(rc::gen::pair(lwc::testing::cell_near(centre[0], 2), lwc::testing::cell_near(centre[1], 2)),
+                       [](std::pair<std::int64_t, std::int64_t> c) { return CellIndex<2>{c.first, c.second}; })},
+      {1, lwc::testing::cell_index<2>(lwc::testing::any_cell())},
+  });
+}
+
+struct Load : Step {
+  CellIndex<2> cell;
+  explicit Load(const Model& m) : cell(interesting_cell(m)) {}
+  void apply(Model& m) const override { m.view.load(cell); }
+  void act(const Model&, Sut& sut) const override { sut.view.load(cell); }
+  void show(std::ostream& os) const override { os << "Load(" << cell[0] << ", " << cell[1] << ")"; }
+};
+
+// The streamer finishes a whole neighbourhood: every barrier cell around the observer (or a planned
+// target) becomes loaded, so that plans and commits go through.
+struct LoadBarrier : Step {
+  std::vector<CellIndex<2>> cells;
+  explicit LoadBarrier(const Model& m) {
+    CellIndex<2> centre = m.observer.cell;
+    if (!m.plans.empty() && *rc::gen::arbitrary<bool>()) centre = m.plans.back().target;
+    cells = m.view.missing(centre);
+    RC_PRE(!cells.empty());
+  }
+  void apply(Model& m) const override {
+    for (const CellIndex<2>& c : cells) m.view.load(c);
+  }
+  void act(const Model&, Sut& sut) const override {
+    for (const CellIndex<2>& c : cells) sut.view.load(c);
+  }
+  void show(std::ostream& os) const override { os << "LoadBarrier(" << cells.size() << " cells)"; }
+};
+
+struct Unload : Step {
+  CellIndex<2> cell;
+  explicit Unload(const Model& m)
+      : cell(m.view.loaded().empty() || *rc::gen::inRange(0, 4) == 0
+                 ? interesting_cell(m)
+                 : *rc::gen::elementOf(std::vector<CellIndex<2>>(m.view.loaded().begin(), m.view.loaded().end()))) {}
+  void apply(Model& m) const override { m.view.unload(cell); }
+  void act(const Model&, Sut& sut) const override { sut.view.unload(cell); }
+  void show(std::ostream& os) const override { os << "Unload(" << cell[0] << ", " << cell[1] << ")"; }
+};
+
+struct MoveObserver : Step {
+  WorldPosition<2> to;
+  explicit MoveObserver(const Model& m)
+      : to(*rc::gen::weightedOneOf<WorldPosition<2>>({
+            {4, rc::gen::map(rc::gen::pair(lwc::testing::cell_near(m.view.origin()[0], 4),
+                                           lwc::testing::cell_near(m.view.origin()[1], 4)),
+                             [](std::pair<std::int64_t, std::int64_t> c) {
+                               return WorldPosition<2>{{c.first, c.second}, {0.5, 0.0}};
+                             })},
+            {1, lwc::testing::position_near<2>(m.spec, m.view.origin())},
+            // Injected failure: an observer that is not normalised.
+            {1, rc::gen::just(WorldPosition<2>{m.observer.cell, {-1.0, std::nan("")}})},
+        })) {}
+  void apply(Model& m) const override { m.observer = to; }
+  void act(const Model&, Sut&) const override {}
+  void show(std::ostream& os) const override { os << "MoveObserver(" << to << ")"; }
+};
+
+struct Plan : Step {
+  explicit Plan(const Model&) {}
+  void apply(Model& m) const override {
+    const absl::StatusOr<std::optional<RebasePlan<2>>> want = m.view.expected_plan(m.observer);
+    if (want.ok() && *want) m.plans.push_back(**want);
+  }
+  void act(const Model& m, Sut& sut) const override { assert_ok(m.view.check_plan(m.observer, sut.view.plan(m.observer))); }
+  void show(std::ostream& os) const override { os << "Plan"; }
+};
+
+struct Commit : Step {
+  RebasePlan<2> plan;
+  std::string kind;
+  explicit Commit(const Model& m) {
+    RC_PRE(!m.plans.empty());
+    plan = *rc::gen::weightedOneOf<RebasePlan<2>>({{3, rc::gen::just(m.plans.back())}, {2, rc::gen::elementOf(m.plans)}});
+    kind = plan.expected_version == m.view.version() ? "current" : "stale";
+    // Injected failures: a tampered plan (foreign origin, a version from the future, another target).
+    switch (*rc::gen::inRange(0, 8)) {
+      case 0:
+        plan.from[0] = static_cast<std::int64_t>(std::clamp<absl::int128>(absl::int128(plan.from[0]) + 1, lwc::testing::kInt64Min, lwc::testing::kInt64Max));
+        kind = "foreign";
+        break;
+      case 1:
+        plan.expected_version ^= 1;
+        kind = "other version";
+        break;
+      case 2:
+        plan.target = interesting_cell(m);
+        kind = "retargeted";
+        break;
+      default:
+        break;
+    }
+  }
+  void apply(Model& m) const override {
+    const absl::StatusOr<lwc::Rebased<2>> want = m.view.expected_commit(plan);
+    if (want.ok()) RC_ASSERT(m.view.check_commit(plan, want).ok());
+  }
+  void act(const Model& m, Sut& sut) const override {
+    lwc::contracts::OriginModel<2> view = m.view;
+    assert_ok(view.check_commit(plan, sut.view.commit(plan)));
+  }
+  void show(std::ostream& os) const override {
+    os << "Commit(" << kind << ": " << plan.from[0] << "," << plan.from[1] << " -> " << plan.target[0] << ","
+       << plan.target[1] << " @" << plan.expected_version << ")";
+  }
+};
+
+struct Render : Step {
+  std::size_t index;
+  explicit Render(const Model& m) : index(*rc::gen::inRange<std::size_t>(0, m.world.size())) {}
+  void apply(Model&) const override {}
+  void act(const Model& m, Sut& sut) const override {
+    assert_ok(lwc::contracts::check_render(m.spec, m.view.origin(), m.view.version(), m.world[index],
+                                           sut.view.to_render(m.world[index])));
+  }
+  void show(std::ostream& os) const override { os << "Render(" << index << ")"; }
+};
+
+struct RenderAll : Step {
+  explicit RenderAll(const Model&) {}
+  void apply(Model&) const override {}
+  void act(const Model& m, Sut& sut) const override {
+    std::vector<std::array<float, 2>> locals(m.world.size());
+    RC_ASSERT(sut.view.to_render_all(*sut.world, locals).ok());
+    assert_ok(lwc::contracts::check_no_drift<2>(m.spec, m.view.origin(), m.world, locals));
+  }
+  void show(std::ostream& os) const override { os << "RenderAll"; }
+};
+
+struct StartLate : Step {
+  std::size_t index;
+  lwc::Placement placement;
+  explicit StartLate(const Model& m)
+      : index(*rc::gen::inRange<std::size_t>(0, m.world.size())),
+        placement(*rc::gen::element(lwc::Placement::kRelocatable, lwc::Placement::kBakedLocal)) {}
+  void apply(Model& m) const override { m.late.push_back({m.world[index], m.view.version(), placement}); }
+  void act(const Model& m, Sut& sut) const override {
+    const lwc::LateResult<2> t = sut.view.start_late(m.world[index], placement);
+    RC_ASSERT(t.started_version == m.view.version());
+    RC_ASSERT(t.anchor == m.world[index]);
+  }
+  void show(std::ostream& os) const override { os << "StartLate(" << index << ")"; }
+};
+
+struct FinishLate : Step {
+  lwc::LateResult<2> ticket;
+  explicit FinishLate(const Model& m) {
+    RC_PRE(!m.late.empty());
+    ticket = *rc::gen::elementOf(m.late);
+    if (*rc::gen::inRange(0, 8) == 0 && m.view.version() < std::numeric_limits<std::uint64_t>::max()) {
+      ticket.started_version = m.view.version() + 1;  // injected: a ticket from the future
+    }
+  }
+  void apply(Model&) const override {}
+  void act(const Model& m, Sut& sut) const override {
+    assert_ok(lwc::contracts::check_late(m.spec, m.view.origin(), m.view.version(), ticket, sut.view.place_late(ticket)));
+  }
+  void show(std::ostream& os) const override { os << "FinishLate(started @" << ticket.started_version << ")"; }
+};
+
+struct FromRender : Step {
+  lwc::RenderPoint<2> y;
+  explicit FromRender(const Model& m)
+      : y{{*lwc::testing::any_float(), *lwc::testing::any_float()},
+          *rc::gen::weightedOneOf<std::uint64_t>(
+              {{4, rc::gen::just(m.view.version())}, {1, rc::gen::just(m.view.version() ^ 1)}})} {}
+  void apply(Model&) const override {}
+  void act(const Model& m, Sut& sut) const override {
+    const absl::StatusOr<WorldPosition<2>> world = sut.view.from_render(y);
+    const absl::StatusOr<lwc::RenderPoint<2>> again = world.ok() ? sut.view.to_render(*world) : world.status();
+    assert_ok(lwc::contracts::check_round_trip(m.spec, m.view.origin(), m.view.version(), y, world, again));
+  }
+  void show(std::ostream& os) const override { os << std::hexfloat << "FromRender(" << y.at[0] << ", " << y.at[1] << " @" << y.version << ")" << std::defaultfloat; }
+};
+
+LWC_PROP_SCALED(Rebase, R7_RandomSequencesMatchTheModel, 20, ()) {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  const std::int64_t threshold = *rc::gen::inRange<std::int64_t>(1, 4);
+  const std::int64_t radius = *rc::gen::inRange<std::int64_t>(0, 3);
+  const CellIndex<2> origin = any_origin<2>();
+  const std::uint64_t version = *rc::gen::weightedOneOf<std::uint64_t>(
+      {{6, rc::gen::just<std::uint64_t>(0)},
+       {1, rc::gen::just(std::numeric_limits<std::uint64_t>::max() - 1)}});
+  const auto world = *rc::gen::resize(
+      8, rc::gen::nonEmpty(rc::gen::container<std::vector<WorldPosition<2>>>(lwc::testing::position_near<2>(spec, origin))));
+  Model model{spec, lwc::contracts::OriginModel<2>(spec.cell_size, threshold, radius, origin, version), world,
+              WorldPosition<2>{origin, {0, 0}}, {}, {}};
+  Sut sut{make_view<2>(spec, origin, version, threshold, radius), &world};
+  rc::state::check(model, sut,
+                   rc::state::gen::execOneOfWithArgs<Load, LoadBarrier, LoadBarrier, Unload, MoveObserver, MoveObserver,
+                                                     Plan, Plan, Plan, Commit, Commit, Commit, Render, RenderAll,
+                                                     StartLate, FinishLate, FromRender>());
+}
+
+}  // namespace

@@ -159,7 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 7: {
         if (world.empty()) break;
         const WorldPosition<2>& p = world[in.ConsumeIntegralInRange<std::size_t>(0, world.size() - 1)];
-        late.push_back(view.start_late(p, in.ConsumeBool() ? lwc::Placement::kRelocatable : lwc::Placement::kBakedLocal));
+        late.push_back(view.start_late(p, in.ConsumeBool() ? lwc::LatePlacement::kRelocatable : lwc::LatePlacement::kBakedLocal));
         break;
       }
       case 8: {

@@ -210,8 +210,8 @@ TEST(Seed003, LateChunkIsConvertedFromItsAnchorNotItsStaleLocal) {
   OriginCoordinator<3> v = view<3>(102400, metres, {0, 0, 0}, 1);
 
   const WorldPosition<3> anchor = cm.from_fixed(lwc::FixedPoint<3>{{820000, 0, 0}});
-  const lwc::LateResult<3> chunk = v.start_late(anchor, lwc::Placement::kRelocatable);
-  const lwc::LateResult<3> baked = v.start_late(anchor, lwc::Placement::kBakedLocal);
+  const lwc::LateResult<3> chunk = v.start_late(anchor, lwc::LatePlacement::kRelocatable);
+  const lwc::LateResult<3> baked = v.start_late(anchor, lwc::LatePlacement::kBakedLocal);
   EXPECT_EQ(chunk.started_version, 1u);
   absl::StatusOr<lwc::RenderPoint<3>> source_local = v.to_render(anchor);
   ASSERT_TRUE(source_local.ok());

@@ -57,6 +57,18 @@ class TraceRecord {
   // ("-0x1.8p+1") or "NaN", "Infinity", "-Infinity" (JSON has no literal for them).
   [[nodiscard]] virtual absl::StatusOr<double> real(std::string_view section, std::string_view key) const = 0;
 
+  // uint64()
+  //
+  // The value of an integer literal in [0, 2^64 - 1], exactly (counts, which can exceed INT64_MAX). The
+  // same refusals as int64(): a real-number literal, a negative or larger integer.
+  [[nodiscard]] virtual absl::StatusOr<std::uint64_t> uint64(std::string_view section,
+                                                             std::string_view key) const = 0;
+
+  // boolean()
+  //
+  // A JSON `true` or `false`, nothing else (not 0, 1 or "true").
+  [[nodiscard]] virtual absl::StatusOr<bool> boolean(std::string_view section, std::string_view key) const = 0;
+
   // text()
   //
   // A string field, unescaped. Valid until the next record.
@@ -276,5 +288,6 @@ namespace lwc::internal {
 // The contracts' audits, one definition each in contracts/audit/<c>.cc, listed by traced_contracts()
 // (contracts/audit/registry.cc).
 const lwc::contracts::ContractAudit& decompose_audit();
+const lwc::contracts::ContractAudit& cover_audit();
 
 }  // namespace lwc::internal

@@ -249,6 +249,109 @@ TEST(SaveTrace, MigrationMovesExactlyTheMisfiledRecords) {  // A5
   EXPECT_EQ(a.report.unmigratable, 0u);
 }
 
+// A cover record of cover_tracer's fixed format: the inputs, and whether the range is closed.
+struct CoverLine {
+  long long min = 0, max = 0, size = 0;
+  bool closed = false;
+};
+
+CoverLine parse_cover(const std::string& line) {
+  CoverLine c;
+  char key[16] = {};
+  if (std::sscanf(line.c_str(), R"({"schema":1,"contract":"cover","op":"cover","in":{"min":%lld,"%15[a-z_]":%lld,"size":%lld},)",
+                  &c.min, key, &c.max, &c.size) != 4) {
+    ADD_FAILURE() << "unexpected fixture line: " << line;
+  }
+  c.closed = std::string(key) == "max_inclusive";
+  return c;
+}
+
+TEST(CoverTrace, OffByOneAtTheExclusiveEndIsFlaggedAsC2OnEveryMultiple) {  // A4 C2
+  const std::string text = read_file(source("examples/audit/traces/c_cover_off_by_one.jsonl"));
+  const std::vector<std::string> lines = lines_of(text);
+  // floor(max_exclusive / size) is one chunk too many exactly when a non-empty half-open range ends on a
+  // multiple of the size; closed ranges, empty and refused calls are right in both variants.
+  std::map<std::uint64_t, std::string> want;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const CoverLine c = parse_cover(lines[i]);
+    if (!c.closed && c.size > 0 && c.min < c.max && c.max % c.size == 0) want[i + 1] = "C2";
+  }
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u);
+  EXPECT_EQ(a.report.judged, lines.size());
+  EXPECT_EQ(violations(a.report), want);
+  EXPECT_GT(want.size(), 10u);
+  // Line 1 is the seed's [-1000, 0): the chunk of 0 holds no point of the range.
+  const Counterexample* c = example_at(a.report, 1);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->input, "[-1000, 0), size 1000");
+  EXPECT_EQ(c->expected, "[-1, -1], count 1");
+  EXPECT_EQ(c->got, "[-1, 0], count 2");
+  EXPECT_EQ(c->message.rfind("C2 tightness: end chunk 0 = [0, 1000) holds no point of the range", 0), 0u) << c->message;
+  EXPECT_EQ(a.report.exit_code(), 1);
+}
+
+TEST(CoverTrace, RightCoverPassesWithItsCounts) {  // A4 A6 C6
+  const std::string text = read_file(source("examples/audit/traces/c_cover_right.jsonl"));
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.records, lines_of(text).size());
+  EXPECT_EQ(a.report.judged, a.report.records);
+  EXPECT_EQ(a.report.violating, 0u);
+  std::map<std::string, std::uint64_t> checked;
+  for (const auto& t : a.report.clauses) checked[std::string(t.contract) + " " + std::string(t.id)] = t.checked;
+  EXPECT_EQ(checked["cover C1"], a.report.judged);
+  EXPECT_GT(checked["cover C6"], 10u);                 // every span carries its count
+  EXPECT_LT(checked["cover C6"], a.report.judged);     // errors and "none" have none
+  EXPECT_EQ(checked.count("decompose D5"), 0u);         // no other contract is named without a violation
+  EXPECT_EQ(a.report.exit_code(), 0);
+}
+
+std::string cover_record(const std::string& in, const std::string& out) {
+  return R"({"schema":1,"contract":"cover","op":"cover","in":{)" + in + R"(},"out":{)" + out + "}}";
+}
+
+TEST(Records, EveryCoverAnswerIsJudgedByItsChecker) {  // A4 C1 C2 C4 C6 C10 D5
+  struct Case {
+    std::string line;
+    std::string clause;  // "" for clean; "decompose D5" for a clause of another contract
+  };
+  const std::string all = R"("min":-9223372036854775808,"max_inclusive":9223372036854775807,"size":1)";
+  const std::vector<Case> cases = {
+      {cover_record(R"("min":-1,"max_exclusive":1,"size":1000)", R"("first":-1,"last":0)"), ""},
+      {cover_record(R"("min":-1,"max_exclusive":1,"size":1000)", R"("first":0,"last":0)"), "C1"},
+      {cover_record(R"("min":-1,"max_exclusive":1,"size":1000)", R"("first":-2,"last":0)"), "C2"},
+      {cover_record(R"("min":3,"max_exclusive":3,"size":1000)", R"("none":true)"), ""},
+      {cover_record(R"("min":3,"max_exclusive":3,"size":1000)", R"("first":0,"last":0)"), "C4"},
+      {cover_record(R"("min":3,"max_exclusive":2,"size":1000)", R"("error":"InvalidArgument")"), ""},
+      {cover_record(R"("min":3,"max_exclusive":2,"size":1000)", R"("error":"OutOfRange")"), "C4"},
+      {cover_record(R"("min":3,"max_exclusive":4,"size":1000)", R"("error":"INVALID_ARGUMENT")"), "C10"},
+      {cover_record(R"("min":0,"max_exclusive":4,"size":0)", R"("first":0,"last":0)"), "decompose D5"},
+      {cover_record(R"("min":0,"max_exclusive":4,"size":-1)", R"("error":"InvalidArgument")"), ""},
+      {cover_record(R"("min":0,"max_inclusive":-1,"size":1000)", R"("none":true)"), ""},
+      {cover_record(R"("min":0,"max_inclusive":-2,"size":1000)", R"("none":true)"), "C4"},
+      {cover_record(R"("min":-1000,"max_inclusive":0,"size":1000)", R"("first":-1,"last":0,"count":2)"), ""},
+      {cover_record(R"("min":-1000,"max_inclusive":0,"size":1000)", R"("first":-1,"last":0,"count":1)"), "C6"},
+      {cover_record(all, R"("first":-9223372036854775808,"last":9223372036854775807,"count":"OutOfRange")"), ""},
+      {cover_record(all, R"("first":-9223372036854775808,"last":9223372036854775807,"count":0)"), "C6"},
+      {cover_record(R"("min":-9223372036854775808,"max_exclusive":9223372036854775807,"size":1)",
+                    R"("first":-9223372036854775808,"last":9223372036854775806,"count":18446744073709551615)"), ""},
+  };
+  std::string text;
+  for (const Case& c : cases) text += c.line + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u) << (a.report.bad_examples.empty() ? "" : a.report.bad_examples[0].reason);
+  std::map<std::uint64_t, std::string> want;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (cases[i].clause.empty()) continue;
+    want[i + 1] = cases[i].clause.find(' ') == std::string::npos ? cases[i].clause : cases[i].clause.substr(10);
+  }
+  EXPECT_EQ(violations(a.report), want);
+  // D5 is decompose's clause: the record counts there, under its own contract.
+  bool d5 = false;
+  for (const auto& t : a.report.clauses) d5 |= t.contract == "decompose" && t.id == "D5" && t.violations == 1;
+  EXPECT_TRUE(d5);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Regenerating the fixtures (node and gcc are not on a fresh Debian: skipped there, visibly)
 
@@ -282,6 +385,13 @@ TEST(Tracers, CRegeneratesItsCommittedTraces) {
             0);
   EXPECT_EQ(run(binary + " split"), read_file(source("examples/audit/traces/c_truncating.jsonl")));
   EXPECT_EQ(run(binary + " save"), read_file(source("examples/audit/traces/c_save.jsonl")));
+  const std::string cover = ::testing::TempDir() + "lwc_cover_tracer";
+  ASSERT_EQ(std::system(("gcc -std=c11 -O2 -Wall -Wextra -Werror -o " + cover + " " +
+                         source("examples/audit/c/cover_tracer.c"))
+                            .c_str()),
+            0);
+  EXPECT_EQ(run(cover + " right"), read_file(source("examples/audit/traces/c_cover_right.jsonl")));
+  EXPECT_EQ(run(cover + " off_by_one"), read_file(source("examples/audit/traces/c_cover_off_by_one.jsonl")));
   // The floor mode, used for the 10 M-record measurement, is clean.
   const Audit a = audit(run(binary + " floor 2000"));
   EXPECT_EQ(a.report.judged, 2000u);
@@ -324,7 +434,7 @@ TEST(BadInput, EachKindIsReportedWithItsLineAndTheRestIsAudited) {  // A1 A2
       {R"({"schema":1,"contract":"decompose","op":"split","in":{"x":1,"size":1000}})", BadKind::kMissingField, "missing field out.chunk"},
       {R"({"contract":"decompose","op":"split","in":{"x":1,"size":1000},"out":{"chunk":0,"local":1}})", BadKind::kSchema, "missing \"schema\""},
       {R"({"schema":2,"contract":"decompose","op":"split"})", BadKind::kSchema, "schema 2 is not supported"},
-      {R"({"schema":1,"contract":"teleport","op":"split"})", BadKind::kUnknownContract, "unknown contract \"teleport\" (this lwc-audit knows: decompose)"},
+      {R"({"schema":1,"contract":"teleport","op":"split"})", BadKind::kUnknownContract, "unknown contract \"teleport\" (this lwc-audit knows: decompose, cover)"},
       {R"({"schema":1,"op":"split"})", BadKind::kUnknownContract, "missing \"contract\""},
       {R"({"schema":1,"contract":"decompose","op":"divide"})", BadKind::kUnknownOp, "decompose has no op \"divide\" (ops: split, split_axes, split_all, cell_of, stored)"},
       {R"({"schema":1,"contract":"decompose","op":"split","in":{"x":1,"x":-1,"size":1000},"out":{"chunk":0,"local":1}})", BadKind::kMalformed, "duplicate key \"x\" in in"},
@@ -354,6 +464,44 @@ TEST(BadInput, EachKindIsReportedWithItsLineAndTheRestIsAudited) {  // A1 A2
     EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::contracts::bad_kind_name(static_cast<BadKind>(k));
   }
   EXPECT_EQ(a.report.exit_code(), 2);
+}
+
+TEST(BadInput, CoverRecordsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A2
+  const std::string in = R"("min":0,"max_exclusive":10,"size":1000)";
+  const std::vector<BadCase> cases = {
+      {cover_record(R"("min":0,"size":1000)", R"("first":0,"last":0)"), BadKind::kMissingField, "missing field in.max_exclusive"},
+      {cover_record(R"("min":0,"max_exclusive":1,"max_inclusive":0,"size":1000)", R"("first":0,"last":0)"), BadKind::kBadField, "both max_exclusive and max_inclusive"},
+      {cover_record(R"("min":0,"max_exclusive":1e3,"size":1000)", R"("first":0,"last":0)"), BadKind::kInexactNumber, "in.max_exclusive = 1000 is a real-number literal"},
+      {cover_record(in, R"("first":0)"), BadKind::kMissingField, "missing field out.last"},
+      {cover_record(in, R"("first":0,"last":0,"none":true)"), BadKind::kBadField, "more than one of"},
+      {cover_record(in, R"("error":"InvalidArgument","none":true)"), BadKind::kBadField, "more than one of"},
+      {cover_record(in, R"("none":false)"), BadKind::kBadField, "out.none is false"},
+      {cover_record(in, R"("none":1)"), BadKind::kBadField, "out.none is 1, not true or false"},
+      {cover_record(in, R"("none":true,"count":0)"), BadKind::kBadField, "out.count is given without a span"},
+      {cover_record(in, R"("first":0,"last":0,"count":1.0)"), BadKind::kInexactNumber, "out.count = 1 is a real-number literal"},
+      {cover_record(in, R"("first":0,"last":0,"count":-1)"), BadKind::kInexactNumber, "out.count = -1 is negative"},
+      {cover_record(in, R"("first":0,"last":0,"count":18446744073709551616)"), BadKind::kInexactNumber, "beyond int64 (and uint64)"},
+      {cover_record(in, R"("first":0,"last":0,"count":[1])"), BadKind::kBadField, "out.count is an array, not an integer"},
+      {cover_record(in, R"("first":"0","last":0)"), BadKind::kBadField, "out.first is \"0\", not an integer"},
+      {R"({"schema":1,"contract":"cover","op":"cover_box"})", BadKind::kUnknownOp, "cover has no op \"cover_box\" (ops: cover)"},
+  };
+  std::string text;
+  for (const BadCase& c : cases) text += c.line + "\n" + kGood + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, cases.size());
+  EXPECT_EQ(a.report.judged, cases.size());
+  EXPECT_EQ(a.report.violating, 0u);
+  ASSERT_EQ(a.report.bad_examples.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(a.report.bad_examples[i].line, 2 * i + 1);
+    EXPECT_NE(a.report.bad_examples[i].reason.find(cases[i].reason), std::string::npos)
+        << "line " << 2 * i + 1 << ": " << a.report.bad_examples[i].reason;
+  }
+  std::uint64_t by_kind[lwc::contracts::kBadKinds] = {};
+  for (const BadCase& c : cases) ++by_kind[static_cast<int>(c.kind)];
+  for (int k = 0; k < lwc::contracts::kBadKinds; ++k) {
+    EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::contracts::bad_kind_name(static_cast<BadKind>(k));
+  }
 }
 
 TEST(BadInput, BlankLinesAndCarriageReturnsAreNotRecords) {  // A1
@@ -443,6 +591,19 @@ TEST(Records, MigrationCopiesTheRecordIdVerbatim) {  // A5
   ASSERT_EQ(a.migration.size(), 1u);
   EXPECT_EQ(a.migration[0],
             R"({"schema":1,"line":1,"contract":"decompose","op":"stored","id":{"save":"slot 3","path":["a","b"]},"x":-1001,"size":1000,"from":{"chunk":-1,"local":-1},"to":{"chunk":-2,"local":999},"clause":"D6"})");
+}
+
+TEST(Records, CoverClauseTableIsTheSpecsHeadings) {
+  std::vector<std::string> headings;
+  for (const std::string& line : lines_of(read_file(source("docs/cover.md")))) {
+    if (line.rfind("### C", 0) == 0) headings.push_back(line.substr(4));
+  }
+  std::vector<std::string> table;
+  for (const auto& c : lwc::contracts::traced_contracts()) {
+    if (c.contract != "cover") continue;
+    for (const auto& clause : c.clauses) table.push_back(std::string(clause.id) + " — " + std::string(clause.statement));
+  }
+  EXPECT_EQ(table, headings);
 }
 
 TEST(Records, ClauseTableIsTheSpecsHeadings) {

@@ -11,6 +11,7 @@ namespace lwc::contracts {
 std::span<const ContractAudit> traced_contracts() {
   static const ContractAudit kContracts[] = {
       internal::decompose_audit(),
+      internal::cover_audit(),
   };
   return kContracts;
 }

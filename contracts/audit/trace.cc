@@ -149,6 +149,31 @@ absl::StatusOr<std::int64_t> read_int64(element e, const Path& path) {
   }
 }
 
+absl::StatusOr<std::uint64_t> read_uint64(element e, const Path& path) {
+  switch (e.type()) {
+    case element_type::INT64: {
+      std::int64_t v = 0;
+      (void)e.get_int64().get(v);
+      if (v < 0) {
+        return absl::OutOfRangeError(absl::StrCat(to_string(path), " = ", v, " is negative (a uint64 is due)"));
+      }
+      return static_cast<std::uint64_t>(v);
+    }
+    case element_type::UINT64: {
+      std::uint64_t v = 0;
+      (void)e.get_uint64().get(v);
+      return v;
+    }
+    case element_type::DOUBLE:
+      return absl::OutOfRangeError(absl::StrCat(
+          to_string(path), " = ", describe(e),
+          " is a real-number literal; integer fields must be integer literals (a double cannot hold every "
+          "uint64, so a writer that went through one may have rounded)"));
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(to_string(path), " is ", describe(e), ", not an integer"));
+  }
+}
+
 // A real written as a string: "NaN", "Infinity", "-Infinity" (and "nan", "inf", "-inf"), a C99 hex float
 // ("-0x1.8p+1"), or decimal text. The whole string must be the number.
 absl::StatusOr<double> parse_real_text(std::string_view s, const Path& path) {
@@ -282,6 +307,24 @@ class DomRecord final : public TraceRecord {
     absl::StatusOr<element> e = field(section, key);
     if (!e.ok()) return e.status();
     return read_real(*e, Path{section, key});
+  }
+
+  [[nodiscard]] absl::StatusOr<std::uint64_t> uint64(std::string_view section,
+                                                     std::string_view key) const override {
+    absl::StatusOr<element> e = field(section, key);
+    if (!e.ok()) return e.status();
+    return read_uint64(*e, Path{section, key});
+  }
+
+  [[nodiscard]] absl::StatusOr<bool> boolean(std::string_view section, std::string_view key) const override {
+    absl::StatusOr<element> e = field(section, key);
+    if (!e.ok()) return e.status();
+    bool b = false;
+    if (e->get_bool().get(b) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(sv(section), ".", sv(key), " is ", describe(*e), ", not true or false"));
+    }
+    return b;
   }
 
   [[nodiscard]] absl::StatusOr<std::string_view> text(std::string_view section,
@@ -524,13 +567,24 @@ struct TraceAuditor::Impl {
     return std::nullopt;
   }
 
-  // The tally of the clause a failed verdict names first ("D6 truncation: ..."). Invariant: a checker
-  // names one of its contract's clauses; if one ever does not, the violation is still counted, under the
-  // kind's first clause, with the checker's full message.
-  std::size_t violated_tally(const Seen& s, const RecordKind& kind) const {
+  // The tally of the clause a failed verdict names first ("D6 truncation: ..."). A checker may name a
+  // clause of the contract it builds on (cover's checker names D5 for a size <= 0 accepted): that clause
+  // is counted under its own contract. Invariant: a checker names a clause of some traced contract; if
+  // one ever does not, the violation is still counted, under the kind's first clause, with the checker's
+  // full message.
+  std::size_t violated_tally(const ContractAudit& audit, const RecordKind& kind) {
     const std::string_view message = internal::stdsv(judgement.verdict.message());
-    std::optional<std::size_t> t = tally_of(s, message.substr(0, message.find(' ')));
-    if (!t.has_value() && !kind.clauses.empty()) t = tally_of(s, kind.clauses.front());
+    const std::string_view id = message.substr(0, message.find(' '));
+    if (std::optional<std::size_t> t = tally_of(seen_contract(audit), id); t.has_value()) return *t;
+    for (const ContractAudit& other : traced_contracts()) {
+      if (&other == &audit) continue;
+      for (const Clause& c : other.clauses) {
+        if (c.id == id) return *tally_of(seen_contract(other), id);
+      }
+    }
+    const Seen& s = seen_contract(audit);
+    std::optional<std::size_t> t;
+    if (!kind.clauses.empty()) t = tally_of(s, kind.clauses.front());
     return t.value_or(s.first);
   }
 
@@ -651,8 +705,10 @@ struct TraceAuditor::Impl {
     }
 
     ++report.judged;
-    Seen& s = seen_contract(*audit);
-    const std::size_t violated = judgement.verdict.ok() ? report.clauses.size() : violated_tally(s, kind);
+    // violated_tally() may add another contract's tallies (and so move `seen`): it runs before `s` is taken.
+    constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    const std::size_t violated = judgement.verdict.ok() ? kNone : violated_tally(*audit, kind);
+    const Seen& s = seen_contract(*audit);
     bool counted = false;
     const auto check = [&](std::size_t t) {
       ++report.clauses[t].checked;

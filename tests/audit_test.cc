@@ -352,6 +352,125 @@ TEST(Records, EveryCoverAnswerIsJudgedByItsChecker) {  // A4 C1 C2 C4 C6 C10 D5
   EXPECT_TRUE(d5);
 }
 
+// The session and op of an event line (re-parsed here with simdjson's DOM, independently of the audit).
+struct Event {
+  std::string session;
+  std::string op;
+};
+
+Event parse_event(const std::string& line) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  Event e;
+  std::string_view session;
+  std::string_view op;
+  if (parser.parse(line).get(root) != simdjson::SUCCESS || root["session"].get_string().get(session) != simdjson::SUCCESS ||
+      root["op"].get_string().get(op) != simdjson::SUCCESS) {
+    ADD_FAILURE() << "unexpected fixture line: " << line;
+    return e;
+  }
+  e.session = std::string(session);
+  e.op = std::string(op);
+  return e;
+}
+
+TEST(CommitTrace, ClearingOnFailureIsFlaggedAsT4AfterEveryFailedCommit) {  // A4 T4
+  const std::string text = read_file(source("examples/audit/traces/node_commit_clears_on_failure.jsonl"));
+  const std::vector<std::string> lines = lines_of(text);
+  // Derived from the log's shape: the pending runs reported right after a failed preparation are where the
+  // chunks the engine cleared too early are missing (each failed batch holds a chunk not marked again).
+  std::set<std::uint64_t> after_failure;
+  std::map<std::string, std::uint64_t> first_failure;  // session -> line of its first prepare_failed
+  std::map<std::string, std::string> last_op;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const Event e = parse_event(lines[i]);
+    if (e.op == "pending" && last_op[e.session] == "prepare_failed") after_failure.insert(i + 1);
+    if (e.op == "prepare_failed" && first_failure.count(e.session) == 0) first_failure[e.session] = i + 1;
+    last_op[e.session] = e.op;
+  }
+  ASSERT_EQ(after_failure.size(), 2u);  // one failed commit in each of the two sessions
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u);
+  EXPECT_EQ(a.report.judged, lines.size());
+  std::set<std::uint64_t> t4;
+  for (const auto& [line, clause] : violations(a.report)) {
+    if (clause == "T4") t4.insert(line);
+    // What the lost chunks cause later (a retry that prepares and publishes too little) is T8 or T5; nothing
+    // before a session's first failure is flagged.
+    EXPECT_TRUE(clause == "T4" || clause == "T5" || clause == "T8") << "line " << line << ": " << clause;
+    const Event e = parse_event(lines[line - 1]);
+    EXPECT_GT(line, first_failure[e.session]) << "line " << line;
+  }
+  EXPECT_EQ(t4, after_failure);
+  const Counterexample* c = example_at(a.report, *after_failure.begin());
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->message.rfind("T4 all or nothing: chunk ", 0), 0u) << c->message;
+  EXPECT_NE(c->message.find("was cleared by a failed commit"), std::string::npos) << c->message;
+  EXPECT_EQ(a.report.exit_code(), 1);
+}
+
+TEST(CommitTrace, RightCommitterPasses) {  // A4 A6 T1 T3 T4 T5 T6 T8
+  const std::string text = read_file(source("examples/audit/traces/node_commit_right.jsonl"));
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.judged, lines_of(text).size());
+  EXPECT_EQ(a.report.violating, 0u);
+  std::map<std::string, std::uint64_t> checked;
+  for (const auto& t : a.report.clauses) checked[std::string(t.id)] = t.checked;
+  for (const char* clause : {"T1", "T3", "T4", "T5", "T6", "T8"}) EXPECT_GT(checked[clause], 0u) << clause;
+  EXPECT_EQ(a.report.exit_code(), 0);
+}
+
+std::string event(const std::string& session, int seq, const std::string& op, const std::string& body = "") {
+  return R"({"schema":1,"contract":"commit","session":")" + session + R"(","seq":)" + std::to_string(seq) +
+         R"(,"op":")" + op + "\"" + (body.empty() ? "" : "," + body) + "}";
+}
+
+TEST(Records, EveryCommitEventIsJudgedAgainstTheModel) {  // A4 T1 T3 T4 T5 T6 T8
+  struct Case {
+    std::string line;
+    std::string clause;  // "" for clean
+  };
+  const std::vector<Case> cases = {
+      {event("a", 0, "open", R"("in":{"chunk_size":16})"), ""},
+      {event("a", 1, "mark", R"("in":{"cell":[-1,0]},"out":{"chunk":[-1,0]})"), ""},
+      {event("a", 2, "mark", R"("in":{"cell":[-17,0]},"out":{"chunk":[-1,0]})"), "T1"},  // truncated
+      {event("a", 3, "mark", R"("in":{"cell":[16,0]})"), ""},
+      {event("a", 4, "pending", R"("out":{"runs":[[0,-2,-2],[0,-1,-1],[0,1,1]]})"), "T3"},  // not maximal
+      {event("a", 5, "pending", R"("out":{"runs":[[0,-2,-1],[0,1,1]]})"), ""},
+      {event("a", 6, "commit", R"("in":{"max_runs":1})"), ""},
+      {event("a", 7, "prepare", R"("in":{"run":[0,1,1]})"), ""},
+      {event("a", 8, "publish", R"("out":{"runs":[[0,1,1]],"sequence":1})"), "T8"},  // not the first run
+      {event("a", 9, "commit", ""), ""},
+      {event("a", 10, "prepare", R"("in":{"run":[0,1,1]})"), ""},
+      {event("a", 11, "mark", R"("in":{"cell":[20,5]})"), ""},  // marked during: chunk (1, 0)
+      {event("a", 12, "publish", R"("out":{"runs":[[0,1,1]],"sequence":2})"), ""},
+      {event("a", 13, "pending", R"("out":{"runs":[]})"), "T6"},  // lost the chunk marked during
+      {event("b", 0, "open", R"("in":{"chunk_size":1000})"), ""},
+      {event("b", 1, "mark", R"("in":{"cell":[-1,-1]})"), ""},
+      {event("b", 2, "commit", ""), ""},
+      {event("b", 3, "prepare", R"("in":{"run":[-1,-1,-1]})"), ""},
+      {event("b", 4, "prepare_failed", ""), ""},
+      {event("b", 5, "pending", R"("out":{"runs":[]})"), "T4"},  // the failed batch was cleared
+      {event("b", 6, "commit", ""), ""},
+      {event("b", 7, "prepare", R"("in":{"run":[-1,-1,-1]})"), ""},
+      {event("b", 8, "publish", R"("out":{"runs":[[-1,-1,-1]],"sequence":7})"), "T5"},  // sequence jumped
+      {event("b", 9, "end"), ""},
+      {event("b", 0, "open", R"("in":{"chunk_size":1000})"), ""},  // a new session of the same name
+      {event("b", 1, "commit", ""), ""},
+      {event("b", 2, "publish", R"("out":{"runs":[]})"), ""},  // nothing pending, nothing published
+      {event("b", 3, "pending", R"("out":{"runs":[]})"), ""},
+  };
+  std::string text;
+  for (const Case& c : cases) text += c.line + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u) << (a.report.bad_examples.empty() ? "" : a.report.bad_examples[0].reason);
+  std::map<std::uint64_t, std::string> want;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!cases[i].clause.empty()) want[i + 1] = cases[i].clause;
+  }
+  EXPECT_EQ(violations(a.report), want);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Regenerating the fixtures (node and gcc are not on a fresh Debian: skipped there, visibly)
 
@@ -374,6 +493,10 @@ TEST(Tracers, NodeRegeneratesItsCommittedTraces) {
   const std::string tracer = source("examples/audit/node/split_tracer.js");
   EXPECT_EQ(run("node " + tracer + " naive"), read_file(source("examples/audit/traces/node_naive.jsonl")));
   EXPECT_EQ(run("node " + tracer + " bigint"), read_file(source("examples/audit/traces/node_bigint.jsonl")));
+  const std::string committer = source("examples/audit/node/commit_tracer.js");
+  EXPECT_EQ(run("node " + committer + " right"), read_file(source("examples/audit/traces/node_commit_right.jsonl")));
+  EXPECT_EQ(run("node " + committer + " clears_on_failure"),
+            read_file(source("examples/audit/traces/node_commit_clears_on_failure.jsonl")));
 }
 
 TEST(Tracers, CRegeneratesItsCommittedTraces) {
@@ -434,7 +557,7 @@ TEST(BadInput, EachKindIsReportedWithItsLineAndTheRestIsAudited) {  // A1 A2
       {R"({"schema":1,"contract":"decompose","op":"split","in":{"x":1,"size":1000}})", BadKind::kMissingField, "missing field out.chunk"},
       {R"({"contract":"decompose","op":"split","in":{"x":1,"size":1000},"out":{"chunk":0,"local":1}})", BadKind::kSchema, "missing \"schema\""},
       {R"({"schema":2,"contract":"decompose","op":"split"})", BadKind::kSchema, "schema 2 is not supported"},
-      {R"({"schema":1,"contract":"teleport","op":"split"})", BadKind::kUnknownContract, "unknown contract \"teleport\" (this lwc-audit knows: decompose, cover)"},
+      {R"({"schema":1,"contract":"teleport","op":"split"})", BadKind::kUnknownContract, "unknown contract \"teleport\" (this lwc-audit knows: decompose, cover, commit)"},
       {R"({"schema":1,"op":"split"})", BadKind::kUnknownContract, "missing \"contract\""},
       {R"({"schema":1,"contract":"decompose","op":"divide"})", BadKind::kUnknownOp, "decompose has no op \"divide\" (ops: split, split_axes, split_all, cell_of, stored)"},
       {R"({"schema":1,"contract":"decompose","op":"split","in":{"x":1,"x":-1,"size":1000},"out":{"chunk":0,"local":1}})", BadKind::kMalformed, "duplicate key \"x\" in in"},
@@ -496,6 +619,62 @@ TEST(BadInput, CoverRecordsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A2
     EXPECT_EQ(a.report.bad_examples[i].line, 2 * i + 1);
     EXPECT_NE(a.report.bad_examples[i].reason.find(cases[i].reason), std::string::npos)
         << "line " << 2 * i + 1 << ": " << a.report.bad_examples[i].reason;
+  }
+  std::uint64_t by_kind[lwc::contracts::kBadKinds] = {};
+  for (const BadCase& c : cases) ++by_kind[static_cast<int>(c.kind)];
+  for (int k = 0; k < lwc::contracts::kBadKinds; ++k) {
+    EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::contracts::bad_kind_name(static_cast<BadKind>(k));
+  }
+}
+
+TEST(BadInput, EventsOutOfOrderEndTheirSessionAndAreReportedWithTheirLine) {  // A1
+  const std::vector<BadCase> cases = {
+      {event("s", 0, "mark", R"("in":{"cell":[0,0]})"), BadKind::kBadField, "first event must be \"open\""},
+      {event("s", 1, "open", R"("in":{"chunk_size":16})"), BadKind::kBadField, "session \"s\" is no longer judged: its events broke off at line 1"},
+      {event("t", 3, "open", R"("in":{"chunk_size":16})"), BadKind::kBadField, "session \"t\" begins at seq 3, not 0"},
+      {event("u", 0, "open", R"("in":{"chunk_size":0})"), BadKind::kBadField, "in.chunk_size = 0 is not a chunk size"},
+      {event("v", 0, "open", R"("in":{"size":16})"), BadKind::kMissingField, "missing field in.chunk_size"},
+      {event("w", 0, "open", R"("in":{"chunk_size":16})") + "x", BadKind::kMalformed, "not JSON"},
+      {R"({"schema":1,"contract":"commit","seq":0,"op":"open","in":{"chunk_size":16}})", BadKind::kMissingField, "missing field session"},
+      {R"({"schema":1,"contract":"commit","session":"x","op":"open","in":{"chunk_size":16}})", BadKind::kMissingField, "missing field seq"},
+      {R"({"schema":1,"contract":"commit","session":7,"seq":0,"op":"open"})", BadKind::kBadField, "session is 7, not a string"},
+      {R"({"schema":1,"contract":"commit","session":"x","seq":1e0,"op":"open"})", BadKind::kInexactNumber, "seq = 1 is a real-number literal"},
+      {event("y", 0, "publish", R"("out":{"runs":[]})"), BadKind::kBadField, "first event must be \"open\""},
+      {event("z", 0, "open", R"("in":{"chunk_size":16})") + "\n" + kGood + "\n" +
+           event("z", 2, "commit"), BadKind::kBadField, "seq 2 where 1 is due"},
+      {event("q", 0, "open", R"("in":{"chunk_size":16})") + "\n" + kGood + "\n" +
+           event("q", 1, "publish", R"("out":{"runs":[]})"), BadKind::kBadField, "no commit is in progress"},
+      {event("r", 0, "open", R"("in":{"chunk_size":16})") + "\n" + kGood + "\n" +
+           event("r", 1, "commit") + "\n" + kGood + "\n" + event("r", 2, "prepare_failed"), BadKind::kBadField,
+       "prepare_failed, but no run was prepared"},
+      {event("p", 0, "open", R"("in":{"chunk_size":16})") + "\n" + kGood + "\n" +
+           event("p", 1, "pending", R"("out":{"runs":[[0,1]]})"), BadKind::kBadField, "out.runs[0] is an array, not an array of 3 integers"},
+      {event("o", 0, "open", R"("in":{"chunk_size":16})") + "\n" + kGood + "\n" +
+           event("o", 1, "mark", R"("in":{"cell":[0,9223372036854775808]})"), BadKind::kInexactNumber, "beyond int64"},
+      {event("m", 0, "open", R"("in":{"chunk_size":16})") + "\n" + kGood + "\n" +
+           event("m", 1, "pending", R"("out":{"runs":[[0,-9223372036854775808,9223372036854775807]]})"),
+       BadKind::kBadField, "out.runs hold more than 262144 chunks: too many to judge in bounded memory"},
+      {R"({"schema":1,"contract":"commit","session":"n","seq":0,"op":"rollback"})", BadKind::kUnknownOp, "commit has no op \"rollback\" (ops: open, mark, commit, prepare, prepare_failed, publish, pending, end)"},
+  };
+  // Each case ends with its bad line, followed by a good record; lines before it in a case are good.
+  std::string text;
+  std::vector<std::uint64_t> bad_lines;
+  std::uint64_t line = 0;
+  for (const BadCase& c : cases) {
+    const std::vector<std::string> parts = lines_of(c.line);
+    line += parts.size();
+    bad_lines.push_back(line);
+    text += c.line + "\n" + kGood + "\n";
+    ++line;
+  }
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, cases.size());
+  EXPECT_EQ(a.report.violating, 0u);
+  ASSERT_EQ(a.report.bad_examples.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(a.report.bad_examples[i].line, bad_lines[i]);
+    EXPECT_NE(a.report.bad_examples[i].reason.find(cases[i].reason), std::string::npos)
+        << "line " << bad_lines[i] << ": " << a.report.bad_examples[i].reason;
   }
   std::uint64_t by_kind[lwc::contracts::kBadKinds] = {};
   for (const BadCase& c : cases) ++by_kind[static_cast<int>(c.kind)];
@@ -601,6 +780,19 @@ TEST(Records, CoverClauseTableIsTheSpecsHeadings) {
   std::vector<std::string> table;
   for (const auto& c : lwc::contracts::traced_contracts()) {
     if (c.contract != "cover") continue;
+    for (const auto& clause : c.clauses) table.push_back(std::string(clause.id) + " — " + std::string(clause.statement));
+  }
+  EXPECT_EQ(table, headings);
+}
+
+TEST(Records, CommitClauseTableIsTheSpecsHeadings) {
+  std::vector<std::string> headings;
+  for (const std::string& line : lines_of(read_file(source("docs/commit.md")))) {
+    if (line.rfind("### T", 0) == 0) headings.push_back(line.substr(4));
+  }
+  std::vector<std::string> table;
+  for (const auto& c : lwc::contracts::traced_contracts()) {
+    if (c.contract != "commit") continue;
     for (const auto& clause : c.clauses) table.push_back(std::string(clause.id) + " — " + std::string(clause.statement));
   }
   EXPECT_EQ(table, headings);

@@ -22,6 +22,7 @@ module;
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -124,7 +125,7 @@ struct Path {
 };
 
 std::string to_string(const Path& p) {
-  std::string out = absl::StrCat(sv(p.section), ".", sv(p.key));
+  std::string out = absl::StrCat(sv(p.section), p.section.empty() ? "" : ".", sv(p.key));
   if (p.index != static_cast<std::size_t>(-1)) absl::StrAppend(&out, "[", p.index, "]");
   return out;
 }
@@ -353,6 +354,33 @@ class DomRecord final : public TraceRecord {
       absl::StatusOr<std::int64_t> v = read_int64(item, Path{section, key, out.size()});
       if (!v.ok()) return v.status();
       out.push_back(*v);
+    }
+    return absl::OkStatus();
+  }
+
+  [[nodiscard]] absl::Status int64_tuples(std::string_view section, std::string_view key, std::size_t width,
+                                          std::vector<std::int64_t>& out) const override {
+    out.clear();
+    absl::StatusOr<element> e = field(section, key);
+    if (!e.ok()) return e.status();
+    simdjson::dom::array array;
+    if (e->get_array().get(array) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(sv(section), ".", sv(key), " is ", describe(*e), ", not an array"));
+    }
+    std::size_t row = 0;
+    for (const element item : array) {
+      simdjson::dom::array tuple;
+      if (item.get_array().get(tuple) != simdjson::SUCCESS || tuple.size() != width) {
+        return absl::InvalidArgumentError(absl::StrCat(sv(section), ".", sv(key), "[", row, "] is ", describe(item),
+                                                       ", not an array of ", width, " integers"));
+      }
+      for (const element v : tuple) {
+        absl::StatusOr<std::int64_t> n = read_int64(v, Path{section, key, row});
+        if (!n.ok()) return n.status();
+        out.push_back(*n);
+      }
+      ++row;
     }
     return absl::OkStatus();
   }
@@ -588,6 +616,72 @@ struct TraceAuditor::Impl {
     return t.value_or(s.first);
   }
 
+  // One session of a stateful contract: its state, the seq its next event must carry, and the line at
+  // which its judging stopped (0 while it is judged).
+  struct SessionState {
+    std::unique_ptr<Session> state;
+    std::int64_t next = 0;
+    std::uint64_t broken_at = 0;
+  };
+  static constexpr std::string_view kEndOp = "end";
+
+  // Routes an event of a stateful contract to its session and checks its order: seq 0 opens a session,
+  // each later event carries the next seq. Returns null, the line reported bad, when the event cannot be
+  // judged; `session_key` and `session_id` name the session found.
+  SessionState* session_of(const ContractAudit& audit, std::string_view op) {
+    simdjson::dom::element field;
+    if (!record.top("session", field)) {
+      bad(BadKind::kMissingField, "missing field session (a string naming the event's session)");
+      return nullptr;
+    }
+    std::string_view id;
+    if (field.get_string().get(id) != simdjson::SUCCESS) {
+      bad(BadKind::kBadField, absl::StrCat("session is ", internal::describe(field), ", not a string"));
+      return nullptr;
+    }
+    if (!record.top("seq", field)) {
+      bad(BadKind::kMissingField, "missing field seq (the event's place in its session: 0, 1, 2, ...)");
+      return nullptr;
+    }
+    const absl::StatusOr<std::int64_t> seq = internal::read_int64(field, internal::Path{"", "seq"});
+    if (!seq.ok()) {
+      bad(seq.status().code() == absl::StatusCode::kOutOfRange ? BadKind::kInexactNumber : BadKind::kBadField,
+          std::string(seq.status().message()));
+      return nullptr;
+    }
+    session_id.assign(id.data(), id.size());
+    session_key.assign(audit.contract.data(), audit.contract.size());
+    session_key += '\n';
+    session_key += session_id;
+    auto it = sessions.find(session_key);
+    if (it == sessions.end()) {
+      if (*seq != 0) {
+        bad(BadKind::kBadField, absl::StrCat("session ", internal::json_string(id), " begins at seq ", *seq,
+                                             ", not 0: its first events are missing, so it is not judged"));
+        sessions.emplace(session_key, SessionState{nullptr, 0, report.lines});
+        return nullptr;
+      }
+      it = sessions.emplace(session_key, SessionState{audit.open_session(), 0, 0}).first;
+    }
+    SessionState& s = it->second;
+    if (s.broken_at != 0) {
+      bad(BadKind::kBadField, absl::StrCat("session ", internal::json_string(id),
+                                           " is no longer judged: its events broke off at line ", s.broken_at));
+      if (op == kEndOp) sessions.erase(it);
+      return nullptr;
+    }
+    if (*seq != s.next) {
+      bad(BadKind::kBadField, absl::StrCat("session ", internal::json_string(id), ": seq ", *seq, " where ", s.next,
+                                           " is due (an event is missing, repeated or out of order); the session "
+                                           "is no longer judged"));
+      s.broken_at = report.lines;
+      s.state.reset();
+      return nullptr;
+    }
+    ++s.next;
+    return &s;
+  }
+
   void line(std::string_view text) {
     ++report.lines;
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
@@ -689,6 +783,11 @@ struct TraceAuditor::Impl {
       return;
     }
     const RecordKind& kind = audit->kinds[kind_index];
+    SessionState* session = nullptr;
+    if (audit->open_session != nullptr) {
+      session = session_of(*audit, op);
+      if (session == nullptr) return;
+    }
 
     judgement.verdict = absl::OkStatus();
     judgement.input.clear();
@@ -696,13 +795,23 @@ struct TraceAuditor::Impl {
     judgement.got.clear();
     judgement.migration.clear();
     judgement.checked = {};
-    if (const absl::Status read = kind.judge(record, judgement); !read.ok()) {
+    const absl::Status read =
+        session != nullptr ? kind.event(record, *session->state, judgement) : kind.judge(record, judgement);
+    if (!read.ok()) {
       const BadKind why = read.code() == absl::StatusCode::kNotFound     ? BadKind::kMissingField
                           : read.code() == absl::StatusCode::kOutOfRange ? BadKind::kInexactNumber
                                                                          : BadKind::kBadField;
-      bad(why, std::string(read.message()));
+      if (session == nullptr) {
+        bad(why, std::string(read.message()));
+        return;
+      }
+      bad(why, absl::StrCat(read.message(), "; session ", internal::json_string(session_id),
+                            " is no longer judged (its model missed this event)"));
+      session->broken_at = report.lines;
+      session->state.reset();
       return;
     }
+    if (session != nullptr && op == kEndOp) sessions.erase(session_key);
 
     ++report.judged;
     // violated_tally() may add another contract's tallies (and so move `seen`): it runs before `s` is taken.
@@ -759,6 +868,11 @@ struct TraceAuditor::Impl {
   Judgement judgement;
   std::vector<Seen> seen;
   std::string migration_line;
+  // The open sessions of stateful contracts, by contract and session name: memory grows with the
+  // sessions open at once, never with the length of the trace.
+  std::unordered_map<std::string, SessionState> sessions;
+  std::string session_key;
+  std::string session_id;
 };
 
 TraceAuditor::TraceAuditor(TraceOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}

@@ -81,6 +81,12 @@ class TraceRecord {
   [[nodiscard]] virtual absl::Status int64s(std::string_view section, std::string_view key,
                                             std::vector<std::int64_t>& out) const = 0;
 
+  // reals()
+  //
+  // An array of reals (each as `real()` reads one) into `out`, replacing its contents.
+  [[nodiscard]] virtual absl::Status reals(std::string_view section, std::string_view key,
+                                           std::vector<double>& out) const = 0;
+
   // int64_tuples()
   //
   // An array of arrays of exactly `width` int64 each ([[y, x0, x1], ...]) into `out`, flattened row by
@@ -140,13 +146,15 @@ struct Clause {
 // Stateful contracts judge with `event` instead of `judge`: the event is judged against its session's
 // state, then applied to it. A non-OK status (the event cannot be read, or cannot happen in the session's
 // state) makes the line bad and ends the judging of its session, since every later verdict would rest on
-// an event the model missed.
+// an event the model missed — unless the kind is a `query`, which reads the session's state and changes
+// nothing a later verdict rests on.
 struct RecordKind {
   std::string_view op;
   std::span<const std::string_view> clauses;
   absl::Status (*judge)(const TraceRecord& record, Judgement& judgement) = nullptr;
   bool stored = false;
   absl::Status (*event)(const TraceRecord& record, Session& session, Judgement& judgement) = nullptr;
+  bool query = false;
 };
 
 // ContractAudit
@@ -313,10 +321,17 @@ class TraceAuditor {
 
 namespace lwc::internal {
 
+// status_code_of()
+//
+// An error code as a trace writes it: absl's name ("InvalidArgument") or its enum spelling
+// ("INVALID_ARGUMENT"). Any other text is kUnknown, which no clause accepts where it asks for a code.
+absl::StatusCode status_code_of(std::string_view text);
+
 // The contracts' audits, one definition each in contracts/audit/<c>.cc, listed by traced_contracts()
 // (contracts/audit/registry.cc).
 const lwc::contracts::ContractAudit& decompose_audit();
 const lwc::contracts::ContractAudit& cover_audit();
 const lwc::contracts::ContractAudit& commit_audit();
+const lwc::contracts::ContractAudit& rebase_audit();
 
 }  // namespace lwc::internal

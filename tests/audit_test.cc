@@ -471,6 +471,93 @@ TEST(Records, EveryCommitEventIsJudgedAgainstTheModel) {  // A4 T1 T3 T4 T5 T6 T
   EXPECT_EQ(violations(a.report), want);
 }
 
+TEST(RebaseTrace, BarrierCheckedOnlyAtPlanIsFlaggedAsR6WhereACellWasUnloaded) {  // A4 R6 R7
+  const std::string text = read_file(source("examples/audit/traces/node_rebase_barrier_at_plan.jsonl"));
+  const std::vector<std::string> lines = lines_of(text);
+  // Derived from the log's shape: a commit right after its session unloaded a cell is the race the engine
+  // loses (the plan's barrier was loaded, the commit's is not), and the view it reports next shows the
+  // origin that should not have moved.
+  std::map<std::uint64_t, std::string> want;
+  std::map<std::string, std::string> last_op;
+  std::map<std::string, bool> moved_onto_hole;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const Event e = parse_event(lines[i]);
+    if (e.op == "commit" && last_op[e.session] == "unload") {
+      want[i + 1] = "R6";
+      moved_onto_hole[e.session] = true;
+    } else if (e.op == "view" && moved_onto_hole[e.session]) {
+      want[i + 1] = "R7";
+    }
+    last_op[e.session] = e.op;
+  }
+  ASSERT_EQ(want.size(), 3u);  // both views commit onto a hole; the minimap then reports its view
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u);
+  EXPECT_EQ(a.report.judged, lines.size());
+  EXPECT_EQ(violations(a.report), want);
+  const Counterexample* c = example_at(a.report, want.begin()->first);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->expected, "error FAILED_PRECONDITION");
+  EXPECT_NE(c->message.find("is not loaded at commit time"), std::string::npos) << c->message;
+  EXPECT_EQ(a.report.exit_code(), 1);
+}
+
+TEST(RebaseTrace, RightViewPasses) {  // A4 A6 R1 R3 R4 R5 R6 R7 R8 R9
+  const std::string text = read_file(source("examples/audit/traces/node_rebase_right.jsonl"));
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.judged, lines_of(text).size());
+  EXPECT_EQ(a.report.violating, 0u);
+  std::map<std::string, std::uint64_t> checked;
+  for (const auto& t : a.report.clauses) checked[std::string(t.id)] = t.checked;
+  for (const char* clause : {"R1", "R3", "R4", "R5", "R6", "R7", "R8", "R9"}) EXPECT_GT(checked[clause], 0u) << clause;
+  EXPECT_EQ(a.report.exit_code(), 0);
+}
+
+std::string rebase_event(const std::string& session, int seq, const std::string& op, const std::string& body = "") {
+  return R"({"schema":1,"contract":"rebase","session":")" + session + R"(","seq":)" + std::to_string(seq) +
+         R"(,"op":")" + op + "\"" + (body.empty() ? "" : "," + body) + "}";
+}
+
+TEST(Records, EveryRebaseEventIsJudgedAgainstTheModel) {  // A3 A4 R1 R3 R4 R5 R6 R7 R8 R9
+  struct Case {
+    std::string line;
+    std::string clause;  // "" for clean
+  };
+  const std::string open =
+      R"("in":{"origin":[0,0],"cell_size":1000,"threshold_cells":2,"barrier_radius":0,"units_per_render_unit":1,"bubble_units":1000000})";
+  // 1000.1 in render units: the nearest float is 0x1.f40ccc p+9; one ulp up is not.
+  const std::vector<Case> cases = {
+      {rebase_event("v", 0, "open", open), ""},
+      {rebase_event("v", 1, "to_render", R"("in":{"cell":[1,0],"offset":[0.1,0.0]},"out":{"at":["0x1.f40cccp+9",0.0],"version":0})"), ""},
+      {rebase_event("v", 2, "to_render", R"("in":{"cell":[1,0],"offset":[0.1,0.0]},"out":{"at":["0x1.f40ccep+9",0.0],"version":0})"), "R4"},
+      {rebase_event("v", 3, "to_render", R"("in":{"cell":[2000,0],"offset":[0.0,0.0]},"out":{"at":[2000000.0,0.0],"version":0})"), "R5"},
+      {rebase_event("v", 4, "to_render", R"("in":{"cell":[0,0],"offset":[1000.0,0.0]},"out":{"at":[1000.0,0.0],"version":0})"), "R1"},
+      {rebase_event("v", 5, "to_render", R"("in":{"cell":[0,0],"offset":[1.0,0.0]},"out":{"at":[1.0,0.0],"version":3})"), "R3"},
+      {rebase_event("v", 6, "plan", R"("in":{"cell":[5,0],"offset":[0.0,0.0]},"out":{"none":true})"), "R6"},  // far; must plan or refuse
+      {rebase_event("v", 7, "plan", R"("in":{"cell":[5,0],"offset":[0.0,0.0]},"out":{"error":"FailedPrecondition"})"), ""},
+      {rebase_event("v", 8, "load", R"("in":{"cell":[5,0]})"), ""},
+      {rebase_event("v", 9, "plan", R"("in":{"cell":[5,0],"offset":[0.0,0.0]},"out":{"from":[0,0],"target":[5,0],"version":0})"), ""},
+      {rebase_event("v", 10, "plan", R"("in":{"cell":[5,0],"offset":[0.0,0.0]},"out":{"from":[0,0],"target":[5,0],"version":1})"), "R8"},
+      {rebase_event("v", 11, "commit", R"("in":{"from":[0,0],"target":[5,0],"version":0},"out":{"origin":[5,0],"version":1})"), ""},
+      {rebase_event("v", 12, "commit", R"("in":{"from":[0,0],"target":[5,0],"version":0},"out":{"origin":[5,0],"version":2})"), "R8"},  // replayed
+      {rebase_event("v", 13, "late", R"("in":{"cell":[5,0],"offset":[2.5,0.0],"started_version":0,"placement":"baked"},"out":{"at":[2.5,0.0],"version":1})"), "R9"},
+      {rebase_event("v", 14, "late", R"("in":{"cell":[5,0],"offset":[2.5,0.0],"started_version":0,"placement":"relocatable"},"out":{"at":[2.5,0.0],"version":1})"), ""},
+      {rebase_event("v", 15, "late", R"("in":{"cell":[5,0],"offset":[2.5,0.0],"started_version":0,"placement":"baked"},"out":{"error":"Aborted"})"), ""},
+      {rebase_event("v", 16, "view", R"("out":{"origin":[5,0],"version":1,"loaded":[[5,0]]})"), ""},
+      {rebase_event("v", 17, "view", R"("out":{"origin":[5,0],"version":1,"loaded":[]})"), "R7"},
+      {rebase_event("v", 18, "end"), ""},
+  };
+  std::string text;
+  for (const Case& c : cases) text += c.line + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u) << (a.report.bad_examples.empty() ? "" : a.report.bad_examples[0].reason);
+  std::map<std::uint64_t, std::string> want;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!cases[i].clause.empty()) want[i + 1] = cases[i].clause;
+  }
+  EXPECT_EQ(violations(a.report), want);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Regenerating the fixtures (node and gcc are not on a fresh Debian: skipped there, visibly)
 
@@ -497,6 +584,10 @@ TEST(Tracers, NodeRegeneratesItsCommittedTraces) {
   EXPECT_EQ(run("node " + committer + " right"), read_file(source("examples/audit/traces/node_commit_right.jsonl")));
   EXPECT_EQ(run("node " + committer + " clears_on_failure"),
             read_file(source("examples/audit/traces/node_commit_clears_on_failure.jsonl")));
+  const std::string view = source("examples/audit/node/rebase_tracer.js");
+  EXPECT_EQ(run("node " + view + " right"), read_file(source("examples/audit/traces/node_rebase_right.jsonl")));
+  EXPECT_EQ(run("node " + view + " barrier_at_plan"),
+            read_file(source("examples/audit/traces/node_rebase_barrier_at_plan.jsonl")));
 }
 
 TEST(Tracers, CRegeneratesItsCommittedTraces) {
@@ -557,7 +648,7 @@ TEST(BadInput, EachKindIsReportedWithItsLineAndTheRestIsAudited) {  // A1 A2
       {R"({"schema":1,"contract":"decompose","op":"split","in":{"x":1,"size":1000}})", BadKind::kMissingField, "missing field out.chunk"},
       {R"({"contract":"decompose","op":"split","in":{"x":1,"size":1000},"out":{"chunk":0,"local":1}})", BadKind::kSchema, "missing \"schema\""},
       {R"({"schema":2,"contract":"decompose","op":"split"})", BadKind::kSchema, "schema 2 is not supported"},
-      {R"({"schema":1,"contract":"teleport","op":"split"})", BadKind::kUnknownContract, "unknown contract \"teleport\" (this lwc-audit knows: decompose, cover, commit)"},
+      {R"({"schema":1,"contract":"teleport","op":"split"})", BadKind::kUnknownContract, "unknown contract \"teleport\" (this lwc-audit knows: decompose, cover, commit, rebase)"},
       {R"({"schema":1,"op":"split"})", BadKind::kUnknownContract, "missing \"contract\""},
       {R"({"schema":1,"contract":"decompose","op":"divide"})", BadKind::kUnknownOp, "decompose has no op \"divide\" (ops: split, split_axes, split_all, cell_of, stored)"},
       {R"({"schema":1,"contract":"decompose","op":"split","in":{"x":1,"x":-1,"size":1000},"out":{"chunk":0,"local":1}})", BadKind::kMalformed, "duplicate key \"x\" in in"},
@@ -663,6 +754,55 @@ TEST(BadInput, EventsOutOfOrderEndTheirSessionAndAreReportedWithTheirLine) {  //
   for (const BadCase& c : cases) {
     const std::vector<std::string> parts = lines_of(c.line);
     line += parts.size();
+    bad_lines.push_back(line);
+    text += c.line + "\n" + kGood + "\n";
+    ++line;
+  }
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, cases.size());
+  EXPECT_EQ(a.report.violating, 0u);
+  ASSERT_EQ(a.report.bad_examples.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(a.report.bad_examples[i].line, bad_lines[i]);
+    EXPECT_NE(a.report.bad_examples[i].reason.find(cases[i].reason), std::string::npos)
+        << "line " << bad_lines[i] << ": " << a.report.bad_examples[i].reason;
+  }
+  std::uint64_t by_kind[lwc::contracts::kBadKinds] = {};
+  for (const BadCase& c : cases) ++by_kind[static_cast<int>(c.kind)];
+  for (int k = 0; k < lwc::contracts::kBadKinds; ++k) {
+    EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::contracts::bad_kind_name(static_cast<BadKind>(k));
+  }
+}
+
+TEST(BadInput, RebaseEventsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A3
+  const std::string open =
+      R"("in":{"origin":[0,0,0],"cell_size":1000,"threshold_cells":2,"barrier_radius":1,"units_per_render_unit":1,"bubble_units":1000000})";
+  const std::vector<BadCase> cases = {
+      {rebase_event("a", 0, "open", R"("in":{"origin":[0],"cell_size":1000})"), BadKind::kBadField, "in.origin holds 1 cells, not 2 or 3"},
+      {rebase_event("b", 0, "open", R"("in":{"origin":[0,0],"cell_size":1000,"threshold_cells":2,"barrier_radius":17,"units_per_render_unit":1,"bubble_units":1})"), BadKind::kBadField, "in.barrier_radius = 17 is outside [0, 16]"},
+      {rebase_event("c", 0, "open", R"("in":{"origin":[0,0],"threshold_cells":2})"), BadKind::kMissingField, "missing field in.cell_size"},
+      {rebase_event("d", 0, "plan", R"("in":{"cell":[0,0],"offset":[0.0,0.0]},"out":{"none":true})"), BadKind::kBadField, "first event must be \"open\""},
+      {rebase_event("e", 0, "open", open) + "\n" + kGood + "\n" +
+           rebase_event("e", 1, "to_render", R"("in":{"cell":[0,0,0],"offset":[0.1,0.0,0.0]},"out":{"at":[0.1,0.0,0.0],"version":0})"),
+       BadKind::kInexactNumber, "out.at[0] = 0.10000000000000001 (0x1.999999999999ap-4) is not exactly a float"},
+      {rebase_event("f", 0, "open", open) + "\n" + kGood + "\n" +
+           rebase_event("f", 1, "to_render", R"("in":{"cell":[0,0],"offset":[0.0,0.0]},"out":{"error":"OutOfRange"})"),
+       BadKind::kBadField, "in.cell holds 2 coordinates; this view has 3"},
+      {rebase_event("g", 0, "open", open) + "\n" + kGood + "\n" +
+           rebase_event("g", 1, "late", R"("in":{"cell":[0,0,0],"offset":[0.0,0.0,0.0],"started_version":0,"placement":"cached"},"out":{"error":"Aborted"})"),
+       BadKind::kBadField, "in.placement = \"cached\" is not \"relocatable\" or \"baked\""},
+      {rebase_event("h", 0, "open", open) + "\n" + kGood + "\n" +
+           rebase_event("h", 1, "plan", R"("in":{"cell":[0,0,0],"offset":[0.0,0.0,0.0]},"out":{"none":true,"error":"Aborted"})"),
+       BadKind::kBadField, "out must hold exactly one of"},
+      {rebase_event("i", 0, "open", open) + "\n" + kGood + "\n" +
+           rebase_event("i", 1, "commit", R"("in":{"from":[0,0,0],"target":[5,0,0],"version":-1},"out":{"error":"Aborted"})"),
+       BadKind::kBadField, "in.version = -1 is negative"},
+  };
+  std::string text;
+  std::vector<std::uint64_t> bad_lines;
+  std::uint64_t line = 0;
+  for (const BadCase& c : cases) {
+    line += lines_of(c.line).size();
     bad_lines.push_back(line);
     text += c.line + "\n" + kGood + "\n";
     ++line;
@@ -793,6 +933,19 @@ TEST(Records, CommitClauseTableIsTheSpecsHeadings) {
   std::vector<std::string> table;
   for (const auto& c : lwc::contracts::traced_contracts()) {
     if (c.contract != "commit") continue;
+    for (const auto& clause : c.clauses) table.push_back(std::string(clause.id) + " — " + std::string(clause.statement));
+  }
+  EXPECT_EQ(table, headings);
+}
+
+TEST(Records, RebaseClauseTableIsTheSpecsHeadings) {
+  std::vector<std::string> headings;
+  for (const std::string& line : lines_of(read_file(source("docs/rebase.md")))) {
+    if (line.rfind("### R", 0) == 0) headings.push_back(line.substr(4));
+  }
+  std::vector<std::string> table;
+  for (const auto& c : lwc::contracts::traced_contracts()) {
+    if (c.contract != "rebase") continue;
     for (const auto& clause : c.clauses) table.push_back(std::string(clause.id) + " — " + std::string(clause.statement));
   }
   EXPECT_EQ(table, headings);

@@ -356,7 +356,7 @@ constexpr contracts::RecordKind kKinds[] = {
     {"prepare", {}, nullptr, false, &on_prepare},
     {"prepare_failed", kFailedClauses, nullptr, false, &on_prepare_failed},
     {"publish", kPublishClauses, nullptr, false, &on_publish},
-    {"pending", kPendingClauses, nullptr, false, &on_pending},
+    {"pending", kPendingClauses, nullptr, false, &on_pending, true},
     {"end", {}, nullptr, false, &on_end},
 };
 

@@ -49,28 +49,6 @@ constexpr contracts::Clause kClauses[] = {
 constexpr std::string_view kCoverClauses[] = {"C1", "C2", "C3", "C4", "C10"};
 constexpr std::string_view kCountedClauses[] = {"C1", "C2", "C3", "C4", "C6", "C10"};
 
-// An error code as a trace writes it: absl's name ("InvalidArgument") or its enum spelling
-// ("INVALID_ARGUMENT"). Any other text is an error the contract never asks for: kUnknown, which every
-// checker refuses where it wants a specific code.
-absl::StatusCode code_of(std::string_view text) {
-  struct Name {
-    std::string_view camel;
-    std::string_view upper;
-    absl::StatusCode code;
-  };
-  constexpr Name kNames[] = {
-      {"InvalidArgument", "INVALID_ARGUMENT", absl::StatusCode::kInvalidArgument},
-      {"OutOfRange", "OUT_OF_RANGE", absl::StatusCode::kOutOfRange},
-      {"ResourceExhausted", "RESOURCE_EXHAUSTED", absl::StatusCode::kResourceExhausted},
-      {"FailedPrecondition", "FAILED_PRECONDITION", absl::StatusCode::kFailedPrecondition},
-      {"Internal", "INTERNAL", absl::StatusCode::kInternal},
-  };
-  for (const Name& n : kNames) {
-    if (text == n.camel || text == n.upper) return n.code;
-  }
-  return absl::StatusCode::kUnknown;
-}
-
 std::string show(const CoverAnswer& a) {
   std::ostringstream os;
   os << a;
@@ -93,7 +71,7 @@ absl::Status read_count(const TraceRecord& r, absl::StatusOr<std::uint64_t>& cou
   if (n.status().code() != absl::StatusCode::kInvalidArgument) return n.status();
   absl::StatusOr<std::string_view> text = r.text("out", "count");
   if (!text.ok()) return n.status();  // neither an integer nor a string: the integer's message says why
-  count = absl::Status(code_of(*text), "traced");
+  count = absl::Status(status_code_of(*text), "traced");
   return absl::OkStatus();
 }
 
@@ -120,7 +98,7 @@ absl::Status judge_cover(const TraceRecord& r, Judgement& j) {
   if (has_count && !has_span) return absl::InvalidArgumentError("out.count is given without a span");
   if (has_error) {
     LWC_ASSIGN_OR_RETURN(const std::string_view error, r.text("out", "error"));
-    got = CoverAnswer::error(code_of(error));
+    got = CoverAnswer::error(status_code_of(error));
   } else if (has_none) {
     LWC_ASSIGN_OR_RETURN(const bool none, r.boolean("out", "none"));
     if (!none) return absl::InvalidArgumentError("out.none is false: write the span (first, last) instead");

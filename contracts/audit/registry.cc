@@ -13,6 +13,7 @@ std::span<const ContractAudit> traced_contracts() {
       internal::decompose_audit(),
       internal::cover_audit(),
       internal::commit_audit(),
+      internal::rebase_audit(),
   };
   return kContracts;
 }

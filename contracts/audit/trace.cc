@@ -358,6 +358,24 @@ class DomRecord final : public TraceRecord {
     return absl::OkStatus();
   }
 
+  [[nodiscard]] absl::Status reals(std::string_view section, std::string_view key,
+                                   std::vector<double>& out) const override {
+    out.clear();
+    absl::StatusOr<element> e = field(section, key);
+    if (!e.ok()) return e.status();
+    simdjson::dom::array array;
+    if (e->get_array().get(array) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(sv(section), ".", sv(key), " is ", describe(*e), ", not an array"));
+    }
+    for (const element item : array) {
+      absl::StatusOr<double> v = read_real(item, Path{section, key, out.size()});
+      if (!v.ok()) return v.status();
+      out.push_back(*v);
+    }
+    return absl::OkStatus();
+  }
+
   [[nodiscard]] absl::Status int64_tuples(std::string_view section, std::string_view key, std::size_t width,
                                           std::vector<std::int64_t>& out) const override {
     out.clear();
@@ -522,6 +540,39 @@ bool find_bad_number(simdjson::ondemand::value value, std::string& path, std::st
 }
 
 }  // namespace
+}  // namespace lwc::internal
+
+namespace lwc::internal {
+
+absl::StatusCode status_code_of(std::string_view text) {
+  struct Name {
+    std::string_view camel;
+    std::string_view upper;
+    absl::StatusCode code;
+  };
+  constexpr Name kNames[] = {
+      {"Cancelled", "CANCELLED", absl::StatusCode::kCancelled},
+      {"InvalidArgument", "INVALID_ARGUMENT", absl::StatusCode::kInvalidArgument},
+      {"DeadlineExceeded", "DEADLINE_EXCEEDED", absl::StatusCode::kDeadlineExceeded},
+      {"NotFound", "NOT_FOUND", absl::StatusCode::kNotFound},
+      {"AlreadyExists", "ALREADY_EXISTS", absl::StatusCode::kAlreadyExists},
+      {"PermissionDenied", "PERMISSION_DENIED", absl::StatusCode::kPermissionDenied},
+      {"ResourceExhausted", "RESOURCE_EXHAUSTED", absl::StatusCode::kResourceExhausted},
+      {"FailedPrecondition", "FAILED_PRECONDITION", absl::StatusCode::kFailedPrecondition},
+      {"Aborted", "ABORTED", absl::StatusCode::kAborted},
+      {"OutOfRange", "OUT_OF_RANGE", absl::StatusCode::kOutOfRange},
+      {"Unimplemented", "UNIMPLEMENTED", absl::StatusCode::kUnimplemented},
+      {"Internal", "INTERNAL", absl::StatusCode::kInternal},
+      {"Unavailable", "UNAVAILABLE", absl::StatusCode::kUnavailable},
+      {"DataLoss", "DATA_LOSS", absl::StatusCode::kDataLoss},
+      {"Unauthenticated", "UNAUTHENTICATED", absl::StatusCode::kUnauthenticated},
+  };
+  for (const Name& n : kNames) {
+    if (text == n.camel || text == n.upper) return n.code;
+  }
+  return absl::StatusCode::kUnknown;
+}
+
 }  // namespace lwc::internal
 
 namespace lwc::contracts {
@@ -801,7 +852,7 @@ struct TraceAuditor::Impl {
       const BadKind why = read.code() == absl::StatusCode::kNotFound     ? BadKind::kMissingField
                           : read.code() == absl::StatusCode::kOutOfRange ? BadKind::kInexactNumber
                                                                          : BadKind::kBadField;
-      if (session == nullptr) {
+      if (session == nullptr || kind.query) {
         bad(why, std::string(read.message()));
         return;
       }

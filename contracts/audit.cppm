@@ -87,6 +87,13 @@ class TraceRecord {
   [[nodiscard]] virtual absl::Status reals(std::string_view section, std::string_view key,
                                            std::vector<double>& out) const = 0;
 
+  // real_tuples()
+  //
+  // An array of arrays of exactly `width` reals each ([[x0, y0, x1, y1], ...]) into `out`, flattened row by
+  // row, replacing its contents.
+  [[nodiscard]] virtual absl::Status real_tuples(std::string_view section, std::string_view key,
+                                                 std::size_t width, std::vector<double>& out) const = 0;
+
   // int64_tuples()
   //
   // An array of arrays of exactly `width` int64 each ([[y, x0, x1], ...]) into `out`, flattened row by
@@ -331,6 +338,7 @@ absl::StatusCode status_code_of(std::string_view text);
 // (contracts/audit/registry.cc).
 const lwc::contracts::ContractAudit& decompose_audit();
 const lwc::contracts::ContractAudit& cover_audit();
+const lwc::contracts::ContractAudit& broadphase_audit();
 const lwc::contracts::ContractAudit& commit_audit();
 const lwc::contracts::ContractAudit& rebase_audit();
 

@@ -558,6 +558,109 @@ TEST(Records, EveryRebaseEventIsJudgedAgainstTheModel) {  // A3 A4 R1 R3 R4 R5 R
   EXPECT_EQ(violations(a.report), want);
 }
 
+// The boxes of a find_pairs record (re-parsed here with simdjson's DOM), and whether two of them only
+// touch: overlap as closed boxes but not as open ones.
+bool has_touching_pair(const std::string& line) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  simdjson::dom::array boxes;
+  if (parser.parse(line).get(root) != simdjson::SUCCESS || root["in"]["boxes"].get_array().get(boxes) != simdjson::SUCCESS) {
+    ADD_FAILURE() << "unexpected fixture line: " << line;
+    return false;
+  }
+  std::vector<std::vector<double>> b;
+  for (simdjson::dom::element box : boxes) {
+    simdjson::dom::array bounds;
+    if (box.get_array().get(bounds) != simdjson::SUCCESS) {
+      ADD_FAILURE() << "a box is not an array: " << line;
+      return false;
+    }
+    std::vector<double> v;
+    for (simdjson::dom::element x : bounds) {
+      double d = 0;
+      if (x.get_double().get(d) != simdjson::SUCCESS) ADD_FAILURE() << "a bound is not a real: " << line;
+      v.push_back(d);
+    }
+    b.push_back(v);
+  }
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    for (std::size_t j = i + 1; j < b.size(); ++j) {
+      const std::size_t dims = b[i].size() / 2;
+      bool closed = true;
+      bool open = true;
+      for (std::size_t d = 0; d < dims; ++d) {
+        closed = closed && b[i][d] <= b[j][dims + d] && b[j][d] <= b[i][dims + d];
+        open = open && b[i][d] < b[j][dims + d] && b[j][d] < b[i][dims + d];
+      }
+      if (closed && !open) return true;
+    }
+  }
+  return false;
+}
+
+TEST(BroadphaseTrace, StrictOverlapTestIsFlaggedAsB1WhereBoxesTouch) {  // A4 B1
+  const std::string text = read_file(source("examples/audit/traces/node_broadphase_strict.jsonl"));
+  const std::vector<std::string> lines = lines_of(text);
+  std::map<std::uint64_t, std::string> want;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (has_touching_pair(lines[i])) want[i + 1] = "B1";
+  }
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u);
+  EXPECT_EQ(a.report.judged, lines.size());
+  EXPECT_EQ(violations(a.report), want);
+  EXPECT_GT(want.size(), 5u);
+  EXPECT_LT(want.size(), lines.size());  // records without a contact are right even with the strict test
+  const Counterexample* c = example_at(a.report, 1);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->message.rfind("B1 completeness: pair (0, 1) overlaps but was not reported", 0), 0u) << c->message;
+  EXPECT_EQ(a.report.exit_code(), 1);
+}
+
+TEST(BroadphaseTrace, ClosedOverlapTestPasses) {  // A4 A6 B1 B2 B3 B4
+  const std::string text = read_file(source("examples/audit/traces/node_broadphase_right.jsonl"));
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.judged, lines_of(text).size());
+  EXPECT_EQ(a.report.violating, 0u);
+  EXPECT_EQ(a.report.exit_code(), 0);
+}
+
+std::string pairs_record(const std::string& boxes, const std::string& pairs) {
+  return R"({"schema":1,"contract":"broadphase","op":"find_pairs","in":{"boxes":)" + boxes + R"(},"out":{"pairs":)" +
+         pairs + "}}";
+}
+
+TEST(Records, EveryBroadphaseAnswerIsJudgedByTheOracle) {  // A4 B1 B2 B3 B4 B10
+  struct Case {
+    std::string line;
+    std::string clause;  // "" for clean
+  };
+  const std::string three = "[[0,0,1,1],[1,0,2,1],[5,5,6,6]]";
+  const std::vector<Case> cases = {
+      {pairs_record(three, "[[0,1]]"), ""},
+      {pairs_record(three, "[]"), "B1"},
+      {pairs_record(three, "[[0,1],[1,2]]"), "B2"},
+      {pairs_record(three, "[[0,1],[0,7]]"), "B2"},
+      {pairs_record(three, "[[0,1],[-1,0]]"), "B2"},
+      {pairs_record(three, "[[1,0]]"), "B3"},
+      {pairs_record(three, "[[0,1],[0,1]]"), "B3"},
+      {pairs_record("[[0,0,0,1,1,1],[1,1,1,2,2,2],[0,0,0,3,3,3]]", "[[1,2],[0,1],[0,2]]"), "B4"},
+      {pairs_record("[[0,0,0,1,1,1],[1,1,1,2,2,2],[0,0,0,3,3,3]]", "[[0,1],[0,2],[1,2]]"), ""},
+      {pairs_record("[]", "[]"), ""},
+      {R"({"schema":1,"contract":"broadphase","op":"query","in":{"boxes":[[0,0,1,1],[1,0,2,1]],"probe":[1,0,1,0]},"out":{"ids":[0,1]}})", ""},
+      {R"({"schema":1,"contract":"broadphase","op":"query","in":{"boxes":[[0,0,1,1],[1,0,2,1]],"probe":[1,0,1,0]},"out":{"ids":[1]}})", "B10"},
+  };
+  std::string text;
+  for (const Case& c : cases) text += c.line + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u) << (a.report.bad_examples.empty() ? "" : a.report.bad_examples[0].reason);
+  std::map<std::uint64_t, std::string> want;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!cases[i].clause.empty()) want[i + 1] = cases[i].clause;
+  }
+  EXPECT_EQ(violations(a.report), want);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Regenerating the fixtures (node and gcc are not on a fresh Debian: skipped there, visibly)
 
@@ -584,6 +687,9 @@ TEST(Tracers, NodeRegeneratesItsCommittedTraces) {
   EXPECT_EQ(run("node " + committer + " right"), read_file(source("examples/audit/traces/node_commit_right.jsonl")));
   EXPECT_EQ(run("node " + committer + " clears_on_failure"),
             read_file(source("examples/audit/traces/node_commit_clears_on_failure.jsonl")));
+  const std::string broadphase = source("examples/audit/node/broadphase_tracer.js");
+  EXPECT_EQ(run("node " + broadphase + " right"), read_file(source("examples/audit/traces/node_broadphase_right.jsonl")));
+  EXPECT_EQ(run("node " + broadphase + " strict"), read_file(source("examples/audit/traces/node_broadphase_strict.jsonl")));
   const std::string view = source("examples/audit/node/rebase_tracer.js");
   EXPECT_EQ(run("node " + view + " right"), read_file(source("examples/audit/traces/node_rebase_right.jsonl")));
   EXPECT_EQ(run("node " + view + " barrier_at_plan"),
@@ -648,7 +754,7 @@ TEST(BadInput, EachKindIsReportedWithItsLineAndTheRestIsAudited) {  // A1 A2
       {R"({"schema":1,"contract":"decompose","op":"split","in":{"x":1,"size":1000}})", BadKind::kMissingField, "missing field out.chunk"},
       {R"({"contract":"decompose","op":"split","in":{"x":1,"size":1000},"out":{"chunk":0,"local":1}})", BadKind::kSchema, "missing \"schema\""},
       {R"({"schema":2,"contract":"decompose","op":"split"})", BadKind::kSchema, "schema 2 is not supported"},
-      {R"({"schema":1,"contract":"teleport","op":"split"})", BadKind::kUnknownContract, "unknown contract \"teleport\" (this lwc-audit knows: decompose, cover, commit, rebase)"},
+      {R"({"schema":1,"contract":"teleport","op":"split"})", BadKind::kUnknownContract, "unknown contract \"teleport\" (this lwc-audit knows: decompose, cover, broadphase, commit, rebase)"},
       {R"({"schema":1,"op":"split"})", BadKind::kUnknownContract, "missing \"contract\""},
       {R"({"schema":1,"contract":"decompose","op":"divide"})", BadKind::kUnknownOp, "decompose has no op \"divide\" (ops: split, split_axes, split_all, cell_of, stored)"},
       {R"({"schema":1,"contract":"decompose","op":"split","in":{"x":1,"x":-1,"size":1000},"out":{"chunk":0,"local":1}})", BadKind::kMalformed, "duplicate key \"x\" in in"},
@@ -823,6 +929,35 @@ TEST(BadInput, RebaseEventsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A3
   }
 }
 
+TEST(BadInput, BroadphaseRecordsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A3
+  std::string many = "[";
+  for (int i = 0; i < 4097; ++i) many += std::string(i > 0 ? "," : "") + "[0,0,1,1]";
+  many += "]";
+  const std::vector<BadCase> cases = {
+      {pairs_record("[[0,0,1]]", "[]"), BadKind::kBadField, "in.boxes[0] is an array, not an array of 4 reals"},
+      {pairs_record("[[0,0,1,1],[0,0,0,1,1,1]]", "[]"), BadKind::kBadField, "not an array of 4 reals"},
+      {pairs_record(R"([[0,0,"NaN",1]])", "[]"), BadKind::kBadField, "a box must be finite with min <= max"},
+      {pairs_record("[[2,0,1,1]]", "[]"), BadKind::kBadField, "in.boxes[0] axis 0 is [0x1p+1, 0x1p+0]"},
+      {pairs_record("[[0,0,1,1]]", "[[0]]"), BadKind::kBadField, "out.pairs[0] is an array, not an array of 2 integers"},
+      {pairs_record("[[0,0,1,1]]", "[[0,1.5]]"), BadKind::kInexactNumber, "out.pairs[0] = 1.5 is a real-number literal"},
+      {pairs_record(many, "[]"), BadKind::kBadField, "in.boxes holds 4097 boxes; a record may hold at most 4096"},
+      {R"({"schema":1,"contract":"broadphase","op":"query","in":{"boxes":[[0,0,1,1]],"probe":[0,0,1]},"out":{"ids":[]}})", BadKind::kBadField, "in.probe holds 3 reals; these 2-D boxes need 4"},
+      {R"({"schema":1,"contract":"broadphase","op":"find_pairs","in":{"boxes":[[0,0,1,1]]},"out":{}})", BadKind::kMissingField, "missing field out.pairs"},
+  };
+  std::string text;
+  for (const BadCase& c : cases) text += c.line + "\n" + kGood + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, cases.size());
+  EXPECT_EQ(a.report.judged, cases.size());
+  EXPECT_EQ(a.report.violating, 0u);
+  ASSERT_EQ(a.report.bad_examples.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(a.report.bad_examples[i].line, 2 * i + 1);
+    EXPECT_NE(a.report.bad_examples[i].reason.find(cases[i].reason), std::string::npos)
+        << "line " << 2 * i + 1 << ": " << a.report.bad_examples[i].reason;
+  }
+}
+
 TEST(BadInput, BlankLinesAndCarriageReturnsAreNotRecords) {  // A1
   const Audit a = audit(std::string("\n  \n") + kGood + "\r\n\t\n" + kGood);
   EXPECT_EQ(a.report.lines, 5u);
@@ -946,6 +1081,19 @@ TEST(Records, RebaseClauseTableIsTheSpecsHeadings) {
   std::vector<std::string> table;
   for (const auto& c : lwc::contracts::traced_contracts()) {
     if (c.contract != "rebase") continue;
+    for (const auto& clause : c.clauses) table.push_back(std::string(clause.id) + " — " + std::string(clause.statement));
+  }
+  EXPECT_EQ(table, headings);
+}
+
+TEST(Records, BroadphaseClauseTableIsTheSpecsHeadings) {
+  std::vector<std::string> headings;
+  for (const std::string& line : lines_of(read_file(source("docs/broadphase.md")))) {
+    if (line.rfind("### B", 0) == 0) headings.push_back(line.substr(4));
+  }
+  std::vector<std::string> table;
+  for (const auto& c : lwc::contracts::traced_contracts()) {
+    if (c.contract != "broadphase") continue;
     for (const auto& clause : c.clauses) table.push_back(std::string(clause.id) + " — " + std::string(clause.statement));
   }
   EXPECT_EQ(table, headings);

@@ -12,6 +12,7 @@ std::span<const ContractAudit> traced_contracts() {
   static const ContractAudit kContracts[] = {
       internal::decompose_audit(),
       internal::cover_audit(),
+      internal::broadphase_audit(),
       internal::commit_audit(),
       internal::rebase_audit(),
   };

@@ -376,6 +376,33 @@ class DomRecord final : public TraceRecord {
     return absl::OkStatus();
   }
 
+  [[nodiscard]] absl::Status real_tuples(std::string_view section, std::string_view key, std::size_t width,
+                                         std::vector<double>& out) const override {
+    out.clear();
+    absl::StatusOr<element> e = field(section, key);
+    if (!e.ok()) return e.status();
+    simdjson::dom::array array;
+    if (e->get_array().get(array) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(sv(section), ".", sv(key), " is ", describe(*e), ", not an array"));
+    }
+    std::size_t row = 0;
+    for (const element item : array) {
+      simdjson::dom::array tuple;
+      if (item.get_array().get(tuple) != simdjson::SUCCESS || tuple.size() != width) {
+        return absl::InvalidArgumentError(absl::StrCat(sv(section), ".", sv(key), "[", row, "] is ", describe(item),
+                                                       ", not an array of ", width, " reals"));
+      }
+      for (const element v : tuple) {
+        absl::StatusOr<double> d = read_real(v, Path{section, key, row});
+        if (!d.ok()) return d.status();
+        out.push_back(*d);
+      }
+      ++row;
+    }
+    return absl::OkStatus();
+  }
+
   [[nodiscard]] absl::Status int64_tuples(std::string_view section, std::string_view key, std::size_t width,
                                           std::vector<std::int64_t>& out) const override {
     out.clear();

@@ -835,7 +835,10 @@ struct TraceAuditor::Impl {
     }
     const ContractAudit* audit = nullptr;
     for (const ContractAudit& a : traced_contracts()) {
-      if (a.contract == contract) audit = &a;
+      if (a.contract == contract) {
+        audit = &a;
+        break;
+      }
     }
     if (audit == nullptr) {
       std::string known;
@@ -851,7 +854,10 @@ struct TraceAuditor::Impl {
     }
     std::size_t kind_index = audit->kinds.size();
     for (std::size_t i = 0; i < audit->kinds.size(); ++i) {
-      if (audit->kinds[i].op == op) kind_index = i;
+      if (audit->kinds[i].op == op) {
+        kind_index = i;
+        break;
+      }
     }
     if (kind_index == audit->kinds.size()) {
       std::string known;

@@ -57,6 +57,18 @@ class TraceRecord {
   // ("-0x1.8p+1") or "NaN", "Infinity", "-Infinity" (JSON has no literal for them).
   [[nodiscard]] virtual absl::StatusOr<double> real(std::string_view section, std::string_view key) const = 0;
 
+  // uint64()
+  //
+  // The value of an integer literal in [0, 2^64 - 1], exactly (counts, which can exceed INT64_MAX). The
+  // same refusals as int64(): a real-number literal, a negative or larger integer.
+  [[nodiscard]] virtual absl::StatusOr<std::uint64_t> uint64(std::string_view section,
+                                                             std::string_view key) const = 0;
+
+  // boolean()
+  //
+  // A JSON `true` or `false`, nothing else (not 0, 1 or "true").
+  [[nodiscard]] virtual absl::StatusOr<bool> boolean(std::string_view section, std::string_view key) const = 0;
+
   // text()
   //
   // A string field, unescaped. Valid until the next record.
@@ -68,6 +80,26 @@ class TraceRecord {
   // An array of int64 (each as `int64()` reads one) into `out`, replacing its contents.
   [[nodiscard]] virtual absl::Status int64s(std::string_view section, std::string_view key,
                                             std::vector<std::int64_t>& out) const = 0;
+
+  // reals()
+  //
+  // An array of reals (each as `real()` reads one) into `out`, replacing its contents.
+  [[nodiscard]] virtual absl::Status reals(std::string_view section, std::string_view key,
+                                           std::vector<double>& out) const = 0;
+
+  // real_tuples()
+  //
+  // An array of arrays of exactly `width` reals each ([[x0, y0, x1, y1], ...]) into `out`, flattened row by
+  // row, replacing its contents.
+  [[nodiscard]] virtual absl::Status real_tuples(std::string_view section, std::string_view key,
+                                                 std::size_t width, std::vector<double>& out) const = 0;
+
+  // int64_tuples()
+  //
+  // An array of arrays of exactly `width` int64 each ([[y, x0, x1], ...]) into `out`, flattened row by
+  // row, replacing its contents.
+  [[nodiscard]] virtual absl::Status int64_tuples(std::string_view section, std::string_view key,
+                                                  std::size_t width, std::vector<std::int64_t>& out) const = 0;
 
   // has()
   //
@@ -93,6 +125,16 @@ struct Judgement {
   std::span<const std::string_view> checked;
 };
 
+// Session
+//
+// The state of one session of a stateful contract (commit, rebase): the contract's model as the session's
+// events so far have driven it, and whatever the judges of its later events need. Made by the contract's
+// `open_session` when a session's first event (seq 0) arrives; released by the session's "end" event.
+class Session {
+ public:
+  virtual ~Session() = default;
+};
+
 // Clause
 //
 // One clause of a contract, as its docs/<c>.md heading states it ("### D1 — Reconstruction: ...").
@@ -107,20 +149,32 @@ struct Clause {
 // its judge. The judge returns a non-OK status when the record cannot be read (a missing or inexact
 // field): the audit then reports the line as bad instead of judging it. `stored` marks records of
 // addresses kept in a save or cache, whose violations are migrated.
+//
+// Stateful contracts judge with `event` instead of `judge`: the event is judged against its session's
+// state, then applied to it. A non-OK status (the event cannot be read, or cannot happen in the session's
+// state) makes the line bad and ends the judging of its session, since every later verdict would rest on
+// an event the model missed — unless the kind is a `query`, which reads the session's state and changes
+// nothing a later verdict rests on.
 struct RecordKind {
   std::string_view op;
   std::span<const std::string_view> clauses;
-  absl::Status (*judge)(const TraceRecord& record, Judgement& judgement);
+  absl::Status (*judge)(const TraceRecord& record, Judgement& judgement) = nullptr;
   bool stored = false;
+  absl::Status (*event)(const TraceRecord& record, Session& session, Judgement& judgement) = nullptr;
+  bool query = false;
 };
 
 // ContractAudit
 //
 // Everything the audit knows of one contract: its name in traces, its clauses (docs/<c>.md), its kinds.
+//
+// A stateful contract (`open_session` set) is traced as ordered event logs: every record also carries
+// "session" (a string naming it) and "seq" (0, 1, 2, ... within the session), and op "end" closes it.
 struct ContractAudit {
   std::string_view contract;
   std::span<const Clause> clauses;
   std::span<const RecordKind> kinds;
+  std::unique_ptr<Session> (*open_session)() = nullptr;
 };
 
 // traced_contracts()
@@ -229,7 +283,8 @@ struct TraceOptions {
 // TraceAuditor
 //
 // Streams a trace: feed it lines (or a whole file), then read the report. Memory is constant in the
-// length of the trace: one parser sized to the longest line (at most max_line_bytes), the report.
+// length of the trace: one parser sized to the longest line (at most max_line_bytes), the report, and the
+// models of the stateful contracts' sessions open at once.
 //
 // Example:
 //   lwc::contracts::TraceAuditor auditor;
@@ -273,8 +328,18 @@ class TraceAuditor {
 
 namespace lwc::internal {
 
+// status_code_of()
+//
+// An error code as a trace writes it: absl's name ("InvalidArgument") or its enum spelling
+// ("INVALID_ARGUMENT"). Any other text is kUnknown, which no clause accepts where it asks for a code.
+absl::StatusCode status_code_of(std::string_view text);
+
 // The contracts' audits, one definition each in contracts/audit/<c>.cc, listed by traced_contracts()
 // (contracts/audit/registry.cc).
 const lwc::contracts::ContractAudit& decompose_audit();
+const lwc::contracts::ContractAudit& cover_audit();
+const lwc::contracts::ContractAudit& broadphase_audit();
+const lwc::contracts::ContractAudit& commit_audit();
+const lwc::contracts::ContractAudit& rebase_audit();
 
 }  // namespace lwc::internal

@@ -249,6 +249,418 @@ TEST(SaveTrace, MigrationMovesExactlyTheMisfiledRecords) {  // A5
   EXPECT_EQ(a.report.unmigratable, 0u);
 }
 
+// A cover record of cover_tracer's fixed format: the inputs, and whether the range is closed.
+struct CoverLine {
+  long long min = 0, max = 0, size = 0;
+  bool closed = false;
+};
+
+CoverLine parse_cover(const std::string& line) {
+  CoverLine c;
+  char key[16] = {};
+  if (std::sscanf(line.c_str(), R"({"schema":1,"contract":"cover","op":"cover","in":{"min":%lld,"%15[a-z_]":%lld,"size":%lld},)",
+                  &c.min, key, &c.max, &c.size) != 4) {
+    ADD_FAILURE() << "unexpected fixture line: " << line;
+  }
+  c.closed = std::string(key) == "max_inclusive";
+  return c;
+}
+
+TEST(CoverTrace, OffByOneAtTheExclusiveEndIsFlaggedAsC2OnEveryMultiple) {  // A4 C2
+  const std::string text = read_file(source("examples/audit/traces/c_cover_off_by_one.jsonl"));
+  const std::vector<std::string> lines = lines_of(text);
+  // floor(max_exclusive / size) is one chunk too many exactly when a non-empty half-open range ends on a
+  // multiple of the size; closed ranges, empty and refused calls are right in both variants.
+  std::map<std::uint64_t, std::string> want;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const CoverLine c = parse_cover(lines[i]);
+    if (!c.closed && c.size > 0 && c.min < c.max && c.max % c.size == 0) want[i + 1] = "C2";
+  }
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u);
+  EXPECT_EQ(a.report.judged, lines.size());
+  EXPECT_EQ(violations(a.report), want);
+  EXPECT_GT(want.size(), 10u);
+  // Line 1 is the seed's [-1000, 0): the chunk of 0 holds no point of the range.
+  const Counterexample* c = example_at(a.report, 1);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->input, "[-1000, 0), size 1000");
+  EXPECT_EQ(c->expected, "[-1, -1], count 1");
+  EXPECT_EQ(c->got, "[-1, 0], count 2");
+  EXPECT_EQ(c->message.rfind("C2 tightness: end chunk 0 = [0, 1000) holds no point of the range", 0), 0u) << c->message;
+  EXPECT_EQ(a.report.exit_code(), 1);
+}
+
+TEST(CoverTrace, RightCoverPassesWithItsCounts) {  // A4 A6 C6
+  const std::string text = read_file(source("examples/audit/traces/c_cover_right.jsonl"));
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.records, lines_of(text).size());
+  EXPECT_EQ(a.report.judged, a.report.records);
+  EXPECT_EQ(a.report.violating, 0u);
+  std::map<std::string, std::uint64_t> checked;
+  for (const auto& t : a.report.clauses) checked[std::string(t.contract) + " " + std::string(t.id)] = t.checked;
+  EXPECT_EQ(checked["cover C1"], a.report.judged);
+  EXPECT_GT(checked["cover C6"], 10u);                 // every span carries its count
+  EXPECT_LT(checked["cover C6"], a.report.judged);     // errors and "none" have none
+  EXPECT_EQ(checked.count("decompose D5"), 0u);         // no other contract is named without a violation
+  EXPECT_EQ(a.report.exit_code(), 0);
+}
+
+std::string cover_record(const std::string& in, const std::string& out) {
+  return R"({"schema":1,"contract":"cover","op":"cover","in":{)" + in + R"(},"out":{)" + out + "}}";
+}
+
+TEST(Records, EveryCoverAnswerIsJudgedByItsChecker) {  // A4 C1 C2 C4 C6 C10 D5
+  struct Case {
+    std::string line;
+    std::string clause;  // "" for clean; "decompose D5" for a clause of another contract
+  };
+  const std::string all = R"("min":-9223372036854775808,"max_inclusive":9223372036854775807,"size":1)";
+  const std::vector<Case> cases = {
+      {cover_record(R"("min":-1,"max_exclusive":1,"size":1000)", R"("first":-1,"last":0)"), ""},
+      {cover_record(R"("min":-1,"max_exclusive":1,"size":1000)", R"("first":0,"last":0)"), "C1"},
+      {cover_record(R"("min":-1,"max_exclusive":1,"size":1000)", R"("first":-2,"last":0)"), "C2"},
+      {cover_record(R"("min":3,"max_exclusive":3,"size":1000)", R"("none":true)"), ""},
+      {cover_record(R"("min":3,"max_exclusive":3,"size":1000)", R"("first":0,"last":0)"), "C4"},
+      {cover_record(R"("min":3,"max_exclusive":2,"size":1000)", R"("error":"InvalidArgument")"), ""},
+      {cover_record(R"("min":3,"max_exclusive":2,"size":1000)", R"("error":"OutOfRange")"), "C4"},
+      {cover_record(R"("min":3,"max_exclusive":4,"size":1000)", R"("error":"INVALID_ARGUMENT")"), "C10"},
+      {cover_record(R"("min":0,"max_exclusive":4,"size":0)", R"("first":0,"last":0)"), "decompose D5"},
+      {cover_record(R"("min":0,"max_exclusive":4,"size":-1)", R"("error":"InvalidArgument")"), ""},
+      {cover_record(R"("min":0,"max_inclusive":-1,"size":1000)", R"("none":true)"), ""},
+      {cover_record(R"("min":0,"max_inclusive":-2,"size":1000)", R"("none":true)"), "C4"},
+      {cover_record(R"("min":-1000,"max_inclusive":0,"size":1000)", R"("first":-1,"last":0,"count":2)"), ""},
+      {cover_record(R"("min":-1000,"max_inclusive":0,"size":1000)", R"("first":-1,"last":0,"count":1)"), "C6"},
+      {cover_record(all, R"("first":-9223372036854775808,"last":9223372036854775807,"count":"OutOfRange")"), ""},
+      {cover_record(all, R"("first":-9223372036854775808,"last":9223372036854775807,"count":0)"), "C6"},
+      {cover_record(R"("min":-9223372036854775808,"max_exclusive":9223372036854775807,"size":1)",
+                    R"("first":-9223372036854775808,"last":9223372036854775806,"count":18446744073709551615)"), ""},
+  };
+  std::string text;
+  for (const Case& c : cases) text += c.line + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u) << (a.report.bad_examples.empty() ? "" : a.report.bad_examples[0].reason);
+  std::map<std::uint64_t, std::string> want;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (cases[i].clause.empty()) continue;
+    want[i + 1] = cases[i].clause.find(' ') == std::string::npos ? cases[i].clause : cases[i].clause.substr(10);
+  }
+  EXPECT_EQ(violations(a.report), want);
+  // D5 is decompose's clause: the record counts there, under its own contract.
+  bool d5 = false;
+  for (const auto& t : a.report.clauses) d5 |= t.contract == "decompose" && t.id == "D5" && t.violations == 1;
+  EXPECT_TRUE(d5);
+}
+
+// The session and op of an event line (re-parsed here with simdjson's DOM, independently of the audit).
+struct Event {
+  std::string session;
+  std::string op;
+};
+
+Event parse_event(const std::string& line) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  Event e;
+  std::string_view session;
+  std::string_view op;
+  if (parser.parse(line).get(root) != simdjson::SUCCESS || root["session"].get_string().get(session) != simdjson::SUCCESS ||
+      root["op"].get_string().get(op) != simdjson::SUCCESS) {
+    ADD_FAILURE() << "unexpected fixture line: " << line;
+    return e;
+  }
+  e.session = std::string(session);
+  e.op = std::string(op);
+  return e;
+}
+
+TEST(CommitTrace, ClearingOnFailureIsFlaggedAsT4AfterEveryFailedCommit) {  // A4 T4
+  const std::string text = read_file(source("examples/audit/traces/node_commit_clears_on_failure.jsonl"));
+  const std::vector<std::string> lines = lines_of(text);
+  // Derived from the log's shape: the pending runs reported right after a failed preparation are where the
+  // chunks the engine cleared too early are missing (each failed batch holds a chunk not marked again).
+  std::set<std::uint64_t> after_failure;
+  std::map<std::string, std::uint64_t> first_failure;  // session -> line of its first prepare_failed
+  std::map<std::string, std::string> last_op;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const Event e = parse_event(lines[i]);
+    if (e.op == "pending" && last_op[e.session] == "prepare_failed") after_failure.insert(i + 1);
+    if (e.op == "prepare_failed" && first_failure.count(e.session) == 0) first_failure[e.session] = i + 1;
+    last_op[e.session] = e.op;
+  }
+  ASSERT_EQ(after_failure.size(), 2u);  // one failed commit in each of the two sessions
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u);
+  EXPECT_EQ(a.report.judged, lines.size());
+  std::set<std::uint64_t> t4;
+  for (const auto& [line, clause] : violations(a.report)) {
+    if (clause == "T4") t4.insert(line);
+    // What the lost chunks cause later (a retry that prepares and publishes too little) is T8 or T5; nothing
+    // before a session's first failure is flagged.
+    EXPECT_TRUE(clause == "T4" || clause == "T5" || clause == "T8") << "line " << line << ": " << clause;
+    const Event e = parse_event(lines[line - 1]);
+    EXPECT_GT(line, first_failure[e.session]) << "line " << line;
+  }
+  EXPECT_EQ(t4, after_failure);
+  const Counterexample* c = example_at(a.report, *after_failure.begin());
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->message.rfind("T4 all or nothing: chunk ", 0), 0u) << c->message;
+  EXPECT_NE(c->message.find("was cleared by a failed commit"), std::string::npos) << c->message;
+  EXPECT_EQ(a.report.exit_code(), 1);
+}
+
+TEST(CommitTrace, RightCommitterPasses) {  // A4 A6 T1 T3 T4 T5 T6 T8
+  const std::string text = read_file(source("examples/audit/traces/node_commit_right.jsonl"));
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.judged, lines_of(text).size());
+  EXPECT_EQ(a.report.violating, 0u);
+  std::map<std::string, std::uint64_t> checked;
+  for (const auto& t : a.report.clauses) checked[std::string(t.id)] = t.checked;
+  for (const char* clause : {"T1", "T3", "T4", "T5", "T6", "T8"}) EXPECT_GT(checked[clause], 0u) << clause;
+  EXPECT_EQ(a.report.exit_code(), 0);
+}
+
+std::string event(const std::string& session, int seq, const std::string& op, const std::string& body = "") {
+  return R"({"schema":1,"contract":"commit","session":")" + session + R"(","seq":)" + std::to_string(seq) +
+         R"(,"op":")" + op + "\"" + (body.empty() ? "" : "," + body) + "}";
+}
+
+TEST(Records, EveryCommitEventIsJudgedAgainstTheModel) {  // A4 T1 T3 T4 T5 T6 T8
+  struct Case {
+    std::string line;
+    std::string clause;  // "" for clean
+  };
+  const std::vector<Case> cases = {
+      {event("a", 0, "open", R"("in":{"chunk_size":16})"), ""},
+      {event("a", 1, "mark", R"("in":{"cell":[-1,0]},"out":{"chunk":[-1,0]})"), ""},
+      {event("a", 2, "mark", R"("in":{"cell":[-17,0]},"out":{"chunk":[-1,0]})"), "T1"},  // truncated
+      {event("a", 3, "mark", R"("in":{"cell":[16,0]})"), ""},
+      {event("a", 4, "pending", R"("out":{"runs":[[0,-2,-2],[0,-1,-1],[0,1,1]]})"), "T3"},  // not maximal
+      {event("a", 5, "pending", R"("out":{"runs":[[0,-2,-1],[0,1,1]]})"), ""},
+      {event("a", 6, "commit", R"("in":{"max_runs":1})"), ""},
+      {event("a", 7, "prepare", R"("in":{"run":[0,1,1]})"), ""},
+      {event("a", 8, "publish", R"("out":{"runs":[[0,1,1]],"sequence":1})"), "T8"},  // not the first run
+      {event("a", 9, "commit", ""), ""},
+      {event("a", 10, "prepare", R"("in":{"run":[0,1,1]})"), ""},
+      {event("a", 11, "mark", R"("in":{"cell":[20,5]})"), ""},  // marked during: chunk (1, 0)
+      {event("a", 12, "publish", R"("out":{"runs":[[0,1,1]],"sequence":2})"), ""},
+      {event("a", 13, "pending", R"("out":{"runs":[]})"), "T6"},  // lost the chunk marked during
+      {event("b", 0, "open", R"("in":{"chunk_size":1000})"), ""},
+      {event("b", 1, "mark", R"("in":{"cell":[-1,-1]})"), ""},
+      {event("b", 2, "commit", ""), ""},
+      {event("b", 3, "prepare", R"("in":{"run":[-1,-1,-1]})"), ""},
+      {event("b", 4, "prepare_failed", ""), ""},
+      {event("b", 5, "pending", R"("out":{"runs":[]})"), "T4"},  // the failed batch was cleared
+      {event("b", 6, "commit", ""), ""},
+      {event("b", 7, "prepare", R"("in":{"run":[-1,-1,-1]})"), ""},
+      {event("b", 8, "publish", R"("out":{"runs":[[-1,-1,-1]],"sequence":7})"), "T5"},  // sequence jumped
+      {event("b", 9, "end"), ""},
+      {event("b", 0, "open", R"("in":{"chunk_size":1000})"), ""},  // a new session of the same name
+      {event("b", 1, "commit", ""), ""},
+      {event("b", 2, "publish", R"("out":{"runs":[]})"), ""},  // nothing pending, nothing published
+      {event("b", 3, "pending", R"("out":{"runs":[]})"), ""},
+  };
+  std::string text;
+  for (const Case& c : cases) text += c.line + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u) << (a.report.bad_examples.empty() ? "" : a.report.bad_examples[0].reason);
+  std::map<std::uint64_t, std::string> want;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!cases[i].clause.empty()) want[i + 1] = cases[i].clause;
+  }
+  EXPECT_EQ(violations(a.report), want);
+}
+
+TEST(RebaseTrace, BarrierCheckedOnlyAtPlanIsFlaggedAsR6WhereACellWasUnloaded) {  // A4 R6 R7
+  const std::string text = read_file(source("examples/audit/traces/node_rebase_barrier_at_plan.jsonl"));
+  const std::vector<std::string> lines = lines_of(text);
+  // Derived from the log's shape: a commit right after its session unloaded a cell is the race the engine
+  // loses (the plan's barrier was loaded, the commit's is not), and the view it reports next shows the
+  // origin that should not have moved.
+  std::map<std::uint64_t, std::string> want;
+  std::map<std::string, std::string> last_op;
+  std::map<std::string, bool> moved_onto_hole;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const Event e = parse_event(lines[i]);
+    if (e.op == "commit" && last_op[e.session] == "unload") {
+      want[i + 1] = "R6";
+      moved_onto_hole[e.session] = true;
+    } else if (e.op == "view" && moved_onto_hole[e.session]) {
+      want[i + 1] = "R7";
+    }
+    last_op[e.session] = e.op;
+  }
+  ASSERT_EQ(want.size(), 3u);  // both views commit onto a hole; the minimap then reports its view
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u);
+  EXPECT_EQ(a.report.judged, lines.size());
+  EXPECT_EQ(violations(a.report), want);
+  const Counterexample* c = example_at(a.report, want.begin()->first);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->expected, "error FAILED_PRECONDITION");
+  EXPECT_NE(c->message.find("is not loaded at commit time"), std::string::npos) << c->message;
+  EXPECT_EQ(a.report.exit_code(), 1);
+}
+
+TEST(RebaseTrace, RightViewPasses) {  // A4 A6 R1 R3 R4 R5 R6 R7 R8 R9
+  const std::string text = read_file(source("examples/audit/traces/node_rebase_right.jsonl"));
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.judged, lines_of(text).size());
+  EXPECT_EQ(a.report.violating, 0u);
+  std::map<std::string, std::uint64_t> checked;
+  for (const auto& t : a.report.clauses) checked[std::string(t.id)] = t.checked;
+  for (const char* clause : {"R1", "R3", "R4", "R5", "R6", "R7", "R8", "R9"}) EXPECT_GT(checked[clause], 0u) << clause;
+  EXPECT_EQ(a.report.exit_code(), 0);
+}
+
+std::string rebase_event(const std::string& session, int seq, const std::string& op, const std::string& body = "") {
+  return R"({"schema":1,"contract":"rebase","session":")" + session + R"(","seq":)" + std::to_string(seq) +
+         R"(,"op":")" + op + "\"" + (body.empty() ? "" : "," + body) + "}";
+}
+
+TEST(Records, EveryRebaseEventIsJudgedAgainstTheModel) {  // A3 A4 R1 R3 R4 R5 R6 R7 R8 R9
+  struct Case {
+    std::string line;
+    std::string clause;  // "" for clean
+  };
+  const std::string open =
+      R"("in":{"origin":[0,0],"cell_size":1000,"threshold_cells":2,"barrier_radius":0,"units_per_render_unit":1,"bubble_units":1000000})";
+  // 1000.1 in render units: the nearest float is 0x1.f40ccc p+9; one ulp up is not.
+  const std::vector<Case> cases = {
+      {rebase_event("v", 0, "open", open), ""},
+      {rebase_event("v", 1, "to_render", R"("in":{"cell":[1,0],"offset":[0.1,0.0]},"out":{"at":["0x1.f40cccp+9",0.0],"version":0})"), ""},
+      {rebase_event("v", 2, "to_render", R"("in":{"cell":[1,0],"offset":[0.1,0.0]},"out":{"at":["0x1.f40ccep+9",0.0],"version":0})"), "R4"},
+      {rebase_event("v", 3, "to_render", R"("in":{"cell":[2000,0],"offset":[0.0,0.0]},"out":{"at":[2000000.0,0.0],"version":0})"), "R5"},
+      {rebase_event("v", 4, "to_render", R"("in":{"cell":[0,0],"offset":[1000.0,0.0]},"out":{"at":[1000.0,0.0],"version":0})"), "R1"},
+      {rebase_event("v", 5, "to_render", R"("in":{"cell":[0,0],"offset":[1.0,0.0]},"out":{"at":[1.0,0.0],"version":3})"), "R3"},
+      {rebase_event("v", 6, "plan", R"("in":{"cell":[5,0],"offset":[0.0,0.0]},"out":{"none":true})"), "R6"},  // far; must plan or refuse
+      {rebase_event("v", 7, "plan", R"("in":{"cell":[5,0],"offset":[0.0,0.0]},"out":{"error":"FailedPrecondition"})"), ""},
+      {rebase_event("v", 8, "load", R"("in":{"cell":[5,0]})"), ""},
+      {rebase_event("v", 9, "plan", R"("in":{"cell":[5,0],"offset":[0.0,0.0]},"out":{"from":[0,0],"target":[5,0],"version":0})"), ""},
+      {rebase_event("v", 10, "plan", R"("in":{"cell":[5,0],"offset":[0.0,0.0]},"out":{"from":[0,0],"target":[5,0],"version":1})"), "R8"},
+      {rebase_event("v", 11, "commit", R"("in":{"from":[0,0],"target":[5,0],"version":0},"out":{"origin":[5,0],"version":1})"), ""},
+      {rebase_event("v", 12, "commit", R"("in":{"from":[0,0],"target":[5,0],"version":0},"out":{"origin":[5,0],"version":2})"), "R8"},  // replayed
+      {rebase_event("v", 13, "late", R"("in":{"cell":[5,0],"offset":[2.5,0.0],"started_version":0,"placement":"baked"},"out":{"at":[2.5,0.0],"version":1})"), "R9"},
+      {rebase_event("v", 14, "late", R"("in":{"cell":[5,0],"offset":[2.5,0.0],"started_version":0,"placement":"relocatable"},"out":{"at":[2.5,0.0],"version":1})"), ""},
+      {rebase_event("v", 15, "late", R"("in":{"cell":[5,0],"offset":[2.5,0.0],"started_version":0,"placement":"baked"},"out":{"error":"Aborted"})"), ""},
+      {rebase_event("v", 16, "view", R"("out":{"origin":[5,0],"version":1,"loaded":[[5,0]]})"), ""},
+      {rebase_event("v", 17, "view", R"("out":{"origin":[5,0],"version":1,"loaded":[]})"), "R7"},
+      {rebase_event("v", 18, "end"), ""},
+  };
+  std::string text;
+  for (const Case& c : cases) text += c.line + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u) << (a.report.bad_examples.empty() ? "" : a.report.bad_examples[0].reason);
+  std::map<std::uint64_t, std::string> want;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!cases[i].clause.empty()) want[i + 1] = cases[i].clause;
+  }
+  EXPECT_EQ(violations(a.report), want);
+}
+
+// The boxes of a find_pairs record (re-parsed here with simdjson's DOM), and whether two of them only
+// touch: overlap as closed boxes but not as open ones.
+bool has_touching_pair(const std::string& line) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  simdjson::dom::array boxes;
+  if (parser.parse(line).get(root) != simdjson::SUCCESS || root["in"]["boxes"].get_array().get(boxes) != simdjson::SUCCESS) {
+    ADD_FAILURE() << "unexpected fixture line: " << line;
+    return false;
+  }
+  std::vector<std::vector<double>> b;
+  for (simdjson::dom::element box : boxes) {
+    simdjson::dom::array bounds;
+    if (box.get_array().get(bounds) != simdjson::SUCCESS) {
+      ADD_FAILURE() << "a box is not an array: " << line;
+      return false;
+    }
+    std::vector<double> v;
+    for (simdjson::dom::element x : bounds) {
+      double d = 0;
+      if (x.get_double().get(d) != simdjson::SUCCESS) ADD_FAILURE() << "a bound is not a real: " << line;
+      v.push_back(d);
+    }
+    b.push_back(v);
+  }
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    for (std::size_t j = i + 1; j < b.size(); ++j) {
+      const std::size_t dims = b[i].size() / 2;
+      bool closed = true;
+      bool open = true;
+      for (std::size_t d = 0; d < dims; ++d) {
+        closed = closed && b[i][d] <= b[j][dims + d] && b[j][d] <= b[i][dims + d];
+        open = open && b[i][d] < b[j][dims + d] && b[j][d] < b[i][dims + d];
+      }
+      if (closed && !open) return true;
+    }
+  }
+  return false;
+}
+
+TEST(BroadphaseTrace, StrictOverlapTestIsFlaggedAsB1WhereBoxesTouch) {  // A4 B1
+  const std::string text = read_file(source("examples/audit/traces/node_broadphase_strict.jsonl"));
+  const std::vector<std::string> lines = lines_of(text);
+  std::map<std::uint64_t, std::string> want;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (has_touching_pair(lines[i])) want[i + 1] = "B1";
+  }
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u);
+  EXPECT_EQ(a.report.judged, lines.size());
+  EXPECT_EQ(violations(a.report), want);
+  EXPECT_GT(want.size(), 5u);
+  EXPECT_LT(want.size(), lines.size());  // records without a contact are right even with the strict test
+  const Counterexample* c = example_at(a.report, 1);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->message.rfind("B1 completeness: pair (0, 1) overlaps but was not reported", 0), 0u) << c->message;
+  EXPECT_EQ(a.report.exit_code(), 1);
+}
+
+TEST(BroadphaseTrace, ClosedOverlapTestPasses) {  // A4 A6 B1 B2 B3 B4
+  const std::string text = read_file(source("examples/audit/traces/node_broadphase_right.jsonl"));
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.judged, lines_of(text).size());
+  EXPECT_EQ(a.report.violating, 0u);
+  EXPECT_EQ(a.report.exit_code(), 0);
+}
+
+std::string pairs_record(const std::string& boxes, const std::string& pairs) {
+  return R"({"schema":1,"contract":"broadphase","op":"find_pairs","in":{"boxes":)" + boxes + R"(},"out":{"pairs":)" +
+         pairs + "}}";
+}
+
+TEST(Records, EveryBroadphaseAnswerIsJudgedByTheOracle) {  // A4 B1 B2 B3 B4 B10
+  struct Case {
+    std::string line;
+    std::string clause;  // "" for clean
+  };
+  const std::string three = "[[0,0,1,1],[1,0,2,1],[5,5,6,6]]";
+  const std::vector<Case> cases = {
+      {pairs_record(three, "[[0,1]]"), ""},
+      {pairs_record(three, "[]"), "B1"},
+      {pairs_record(three, "[[0,1],[1,2]]"), "B2"},
+      {pairs_record(three, "[[0,1],[0,7]]"), "B2"},
+      {pairs_record(three, "[[0,1],[-1,0]]"), "B2"},
+      {pairs_record(three, "[[1,0]]"), "B3"},
+      {pairs_record(three, "[[0,1],[0,1]]"), "B3"},
+      {pairs_record("[[0,0,0,1,1,1],[1,1,1,2,2,2],[0,0,0,3,3,3]]", "[[1,2],[0,1],[0,2]]"), "B4"},
+      {pairs_record("[[0,0,0,1,1,1],[1,1,1,2,2,2],[0,0,0,3,3,3]]", "[[0,1],[0,2],[1,2]]"), ""},
+      {pairs_record("[]", "[]"), ""},
+      {R"({"schema":1,"contract":"broadphase","op":"query","in":{"boxes":[[0,0,1,1],[1,0,2,1]],"probe":[1,0,1,0]},"out":{"ids":[0,1]}})", ""},
+      {R"({"schema":1,"contract":"broadphase","op":"query","in":{"boxes":[[0,0,1,1],[1,0,2,1]],"probe":[1,0,1,0]},"out":{"ids":[1]}})", "B10"},
+  };
+  std::string text;
+  for (const Case& c : cases) text += c.line + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u) << (a.report.bad_examples.empty() ? "" : a.report.bad_examples[0].reason);
+  std::map<std::uint64_t, std::string> want;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!cases[i].clause.empty()) want[i + 1] = cases[i].clause;
+  }
+  EXPECT_EQ(violations(a.report), want);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Regenerating the fixtures (node and gcc are not on a fresh Debian: skipped there, visibly)
 
@@ -271,6 +683,17 @@ TEST(Tracers, NodeRegeneratesItsCommittedTraces) {
   const std::string tracer = source("examples/audit/node/split_tracer.js");
   EXPECT_EQ(run("node " + tracer + " naive"), read_file(source("examples/audit/traces/node_naive.jsonl")));
   EXPECT_EQ(run("node " + tracer + " bigint"), read_file(source("examples/audit/traces/node_bigint.jsonl")));
+  const std::string committer = source("examples/audit/node/commit_tracer.js");
+  EXPECT_EQ(run("node " + committer + " right"), read_file(source("examples/audit/traces/node_commit_right.jsonl")));
+  EXPECT_EQ(run("node " + committer + " clears_on_failure"),
+            read_file(source("examples/audit/traces/node_commit_clears_on_failure.jsonl")));
+  const std::string broadphase = source("examples/audit/node/broadphase_tracer.js");
+  EXPECT_EQ(run("node " + broadphase + " right"), read_file(source("examples/audit/traces/node_broadphase_right.jsonl")));
+  EXPECT_EQ(run("node " + broadphase + " strict"), read_file(source("examples/audit/traces/node_broadphase_strict.jsonl")));
+  const std::string view = source("examples/audit/node/rebase_tracer.js");
+  EXPECT_EQ(run("node " + view + " right"), read_file(source("examples/audit/traces/node_rebase_right.jsonl")));
+  EXPECT_EQ(run("node " + view + " barrier_at_plan"),
+            read_file(source("examples/audit/traces/node_rebase_barrier_at_plan.jsonl")));
 }
 
 TEST(Tracers, CRegeneratesItsCommittedTraces) {
@@ -282,6 +705,13 @@ TEST(Tracers, CRegeneratesItsCommittedTraces) {
             0);
   EXPECT_EQ(run(binary + " split"), read_file(source("examples/audit/traces/c_truncating.jsonl")));
   EXPECT_EQ(run(binary + " save"), read_file(source("examples/audit/traces/c_save.jsonl")));
+  const std::string cover = ::testing::TempDir() + "lwc_cover_tracer";
+  ASSERT_EQ(std::system(("gcc -std=c11 -O2 -Wall -Wextra -Werror -o " + cover + " " +
+                         source("examples/audit/c/cover_tracer.c"))
+                            .c_str()),
+            0);
+  EXPECT_EQ(run(cover + " right"), read_file(source("examples/audit/traces/c_cover_right.jsonl")));
+  EXPECT_EQ(run(cover + " off_by_one"), read_file(source("examples/audit/traces/c_cover_off_by_one.jsonl")));
   // The floor mode, used for the 10 M-record measurement, is clean.
   const Audit a = audit(run(binary + " floor 2000"));
   EXPECT_EQ(a.report.judged, 2000u);
@@ -324,7 +754,7 @@ TEST(BadInput, EachKindIsReportedWithItsLineAndTheRestIsAudited) {  // A1 A2
       {R"({"schema":1,"contract":"decompose","op":"split","in":{"x":1,"size":1000}})", BadKind::kMissingField, "missing field out.chunk"},
       {R"({"contract":"decompose","op":"split","in":{"x":1,"size":1000},"out":{"chunk":0,"local":1}})", BadKind::kSchema, "missing \"schema\""},
       {R"({"schema":2,"contract":"decompose","op":"split"})", BadKind::kSchema, "schema 2 is not supported"},
-      {R"({"schema":1,"contract":"teleport","op":"split"})", BadKind::kUnknownContract, "unknown contract \"teleport\" (this lwc-audit knows: decompose)"},
+      {R"({"schema":1,"contract":"teleport","op":"split"})", BadKind::kUnknownContract, "unknown contract \"teleport\" (this lwc-audit knows: decompose, cover, broadphase, commit, rebase)"},
       {R"({"schema":1,"op":"split"})", BadKind::kUnknownContract, "missing \"contract\""},
       {R"({"schema":1,"contract":"decompose","op":"divide"})", BadKind::kUnknownOp, "decompose has no op \"divide\" (ops: split, split_axes, split_all, cell_of, stored)"},
       {R"({"schema":1,"contract":"decompose","op":"split","in":{"x":1,"x":-1,"size":1000},"out":{"chunk":0,"local":1}})", BadKind::kMalformed, "duplicate key \"x\" in in"},
@@ -354,6 +784,178 @@ TEST(BadInput, EachKindIsReportedWithItsLineAndTheRestIsAudited) {  // A1 A2
     EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::contracts::bad_kind_name(static_cast<BadKind>(k));
   }
   EXPECT_EQ(a.report.exit_code(), 2);
+}
+
+TEST(BadInput, CoverRecordsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A2
+  const std::string in = R"("min":0,"max_exclusive":10,"size":1000)";
+  const std::vector<BadCase> cases = {
+      {cover_record(R"("min":0,"size":1000)", R"("first":0,"last":0)"), BadKind::kMissingField, "missing field in.max_exclusive"},
+      {cover_record(R"("min":0,"max_exclusive":1,"max_inclusive":0,"size":1000)", R"("first":0,"last":0)"), BadKind::kBadField, "both max_exclusive and max_inclusive"},
+      {cover_record(R"("min":0,"max_exclusive":1e3,"size":1000)", R"("first":0,"last":0)"), BadKind::kInexactNumber, "in.max_exclusive = 1000 is a real-number literal"},
+      {cover_record(in, R"("first":0)"), BadKind::kMissingField, "missing field out.last"},
+      {cover_record(in, R"("first":0,"last":0,"none":true)"), BadKind::kBadField, "more than one of"},
+      {cover_record(in, R"("error":"InvalidArgument","none":true)"), BadKind::kBadField, "more than one of"},
+      {cover_record(in, R"("none":false)"), BadKind::kBadField, "out.none is false"},
+      {cover_record(in, R"("none":1)"), BadKind::kBadField, "out.none is 1, not true or false"},
+      {cover_record(in, R"("none":true,"count":0)"), BadKind::kBadField, "out.count is given without a span"},
+      {cover_record(in, R"("first":0,"last":0,"count":1.0)"), BadKind::kInexactNumber, "out.count = 1 is a real-number literal"},
+      {cover_record(in, R"("first":0,"last":0,"count":-1)"), BadKind::kInexactNumber, "out.count = -1 is negative"},
+      {cover_record(in, R"("first":0,"last":0,"count":18446744073709551616)"), BadKind::kInexactNumber, "beyond int64 (and uint64)"},
+      {cover_record(in, R"("first":0,"last":0,"count":[1])"), BadKind::kBadField, "out.count is an array, not an integer"},
+      {cover_record(in, R"("first":"0","last":0)"), BadKind::kBadField, "out.first is \"0\", not an integer"},
+      {R"({"schema":1,"contract":"cover","op":"cover_box"})", BadKind::kUnknownOp, "cover has no op \"cover_box\" (ops: cover)"},
+  };
+  std::string text;
+  for (const BadCase& c : cases) text += c.line + "\n" + kGood + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, cases.size());
+  EXPECT_EQ(a.report.judged, cases.size());
+  EXPECT_EQ(a.report.violating, 0u);
+  ASSERT_EQ(a.report.bad_examples.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(a.report.bad_examples[i].line, 2 * i + 1);
+    EXPECT_NE(a.report.bad_examples[i].reason.find(cases[i].reason), std::string::npos)
+        << "line " << 2 * i + 1 << ": " << a.report.bad_examples[i].reason;
+  }
+  std::uint64_t by_kind[lwc::contracts::kBadKinds] = {};
+  for (const BadCase& c : cases) ++by_kind[static_cast<int>(c.kind)];
+  for (int k = 0; k < lwc::contracts::kBadKinds; ++k) {
+    EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::contracts::bad_kind_name(static_cast<BadKind>(k));
+  }
+}
+
+TEST(BadInput, EventsOutOfOrderEndTheirSessionAndAreReportedWithTheirLine) {  // A1
+  const std::vector<BadCase> cases = {
+      {event("s", 0, "mark", R"("in":{"cell":[0,0]})"), BadKind::kBadField, "first event must be \"open\""},
+      {event("s", 1, "open", R"("in":{"chunk_size":16})"), BadKind::kBadField, "session \"s\" is no longer judged: its events broke off at line 1"},
+      {event("t", 3, "open", R"("in":{"chunk_size":16})"), BadKind::kBadField, "session \"t\" begins at seq 3, not 0"},
+      {event("u", 0, "open", R"("in":{"chunk_size":0})"), BadKind::kBadField, "in.chunk_size = 0 is not a chunk size"},
+      {event("v", 0, "open", R"("in":{"size":16})"), BadKind::kMissingField, "missing field in.chunk_size"},
+      {event("w", 0, "open", R"("in":{"chunk_size":16})") + "x", BadKind::kMalformed, "not JSON"},
+      {R"({"schema":1,"contract":"commit","seq":0,"op":"open","in":{"chunk_size":16}})", BadKind::kMissingField, "missing field session"},
+      {R"({"schema":1,"contract":"commit","session":"x","op":"open","in":{"chunk_size":16}})", BadKind::kMissingField, "missing field seq"},
+      {R"({"schema":1,"contract":"commit","session":7,"seq":0,"op":"open"})", BadKind::kBadField, "session is 7, not a string"},
+      {R"({"schema":1,"contract":"commit","session":"x","seq":1e0,"op":"open"})", BadKind::kInexactNumber, "seq = 1 is a real-number literal"},
+      {event("y", 0, "publish", R"("out":{"runs":[]})"), BadKind::kBadField, "first event must be \"open\""},
+      {event("z", 0, "open", R"("in":{"chunk_size":16})") + "\n" + kGood + "\n" +
+           event("z", 2, "commit"), BadKind::kBadField, "seq 2 where 1 is due"},
+      {event("q", 0, "open", R"("in":{"chunk_size":16})") + "\n" + kGood + "\n" +
+           event("q", 1, "publish", R"("out":{"runs":[]})"), BadKind::kBadField, "no commit is in progress"},
+      {event("r", 0, "open", R"("in":{"chunk_size":16})") + "\n" + kGood + "\n" +
+           event("r", 1, "commit") + "\n" + kGood + "\n" + event("r", 2, "prepare_failed"), BadKind::kBadField,
+       "prepare_failed, but no run was prepared"},
+      {event("p", 0, "open", R"("in":{"chunk_size":16})") + "\n" + kGood + "\n" +
+           event("p", 1, "pending", R"("out":{"runs":[[0,1]]})"), BadKind::kBadField, "out.runs[0] is an array, not an array of 3 integers"},
+      {event("o", 0, "open", R"("in":{"chunk_size":16})") + "\n" + kGood + "\n" +
+           event("o", 1, "mark", R"("in":{"cell":[0,9223372036854775808]})"), BadKind::kInexactNumber, "beyond int64"},
+      {event("m", 0, "open", R"("in":{"chunk_size":16})") + "\n" + kGood + "\n" +
+           event("m", 1, "pending", R"("out":{"runs":[[0,-9223372036854775808,9223372036854775807]]})"),
+       BadKind::kBadField, "out.runs hold more than 262144 chunks: too many to judge in bounded memory"},
+      {R"({"schema":1,"contract":"commit","session":"n","seq":0,"op":"rollback"})", BadKind::kUnknownOp, "commit has no op \"rollback\" (ops: open, mark, commit, prepare, prepare_failed, publish, pending, end)"},
+  };
+  // Each case ends with its bad line, followed by a good record; lines before it in a case are good.
+  std::string text;
+  std::vector<std::uint64_t> bad_lines;
+  std::uint64_t line = 0;
+  for (const BadCase& c : cases) {
+    const std::vector<std::string> parts = lines_of(c.line);
+    line += parts.size();
+    bad_lines.push_back(line);
+    text += c.line + "\n" + kGood + "\n";
+    ++line;
+  }
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, cases.size());
+  EXPECT_EQ(a.report.violating, 0u);
+  ASSERT_EQ(a.report.bad_examples.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(a.report.bad_examples[i].line, bad_lines[i]);
+    EXPECT_NE(a.report.bad_examples[i].reason.find(cases[i].reason), std::string::npos)
+        << "line " << bad_lines[i] << ": " << a.report.bad_examples[i].reason;
+  }
+  std::uint64_t by_kind[lwc::contracts::kBadKinds] = {};
+  for (const BadCase& c : cases) ++by_kind[static_cast<int>(c.kind)];
+  for (int k = 0; k < lwc::contracts::kBadKinds; ++k) {
+    EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::contracts::bad_kind_name(static_cast<BadKind>(k));
+  }
+}
+
+TEST(BadInput, RebaseEventsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A3
+  const std::string open =
+      R"("in":{"origin":[0,0,0],"cell_size":1000,"threshold_cells":2,"barrier_radius":1,"units_per_render_unit":1,"bubble_units":1000000})";
+  const std::vector<BadCase> cases = {
+      {rebase_event("a", 0, "open", R"("in":{"origin":[0],"cell_size":1000})"), BadKind::kBadField, "in.origin holds 1 cells, not 2 or 3"},
+      {rebase_event("b", 0, "open", R"("in":{"origin":[0,0],"cell_size":1000,"threshold_cells":2,"barrier_radius":17,"units_per_render_unit":1,"bubble_units":1})"), BadKind::kBadField, "in.barrier_radius = 17 is outside [0, 16]"},
+      {rebase_event("c", 0, "open", R"("in":{"origin":[0,0],"threshold_cells":2})"), BadKind::kMissingField, "missing field in.cell_size"},
+      {rebase_event("d", 0, "plan", R"("in":{"cell":[0,0],"offset":[0.0,0.0]},"out":{"none":true})"), BadKind::kBadField, "first event must be \"open\""},
+      {rebase_event("e", 0, "open", open) + "\n" + kGood + "\n" +
+           rebase_event("e", 1, "to_render", R"("in":{"cell":[0,0,0],"offset":[0.1,0.0,0.0]},"out":{"at":[0.1,0.0,0.0],"version":0})"),
+       BadKind::kInexactNumber, "out.at[0] = 0.10000000000000001 (0x1.999999999999ap-4) is not exactly a float"},
+      {rebase_event("f", 0, "open", open) + "\n" + kGood + "\n" +
+           rebase_event("f", 1, "to_render", R"("in":{"cell":[0,0],"offset":[0.0,0.0]},"out":{"error":"OutOfRange"})"),
+       BadKind::kBadField, "in.cell holds 2 coordinates; this view has 3"},
+      {rebase_event("g", 0, "open", open) + "\n" + kGood + "\n" +
+           rebase_event("g", 1, "late", R"("in":{"cell":[0,0,0],"offset":[0.0,0.0,0.0],"started_version":0,"placement":"cached"},"out":{"error":"Aborted"})"),
+       BadKind::kBadField, "in.placement = \"cached\" is not \"relocatable\" or \"baked\""},
+      {rebase_event("h", 0, "open", open) + "\n" + kGood + "\n" +
+           rebase_event("h", 1, "plan", R"("in":{"cell":[0,0,0],"offset":[0.0,0.0,0.0]},"out":{"none":true,"error":"Aborted"})"),
+       BadKind::kBadField, "out must hold exactly one of"},
+      {rebase_event("i", 0, "open", open) + "\n" + kGood + "\n" +
+           rebase_event("i", 1, "commit", R"("in":{"from":[0,0,0],"target":[5,0,0],"version":-1},"out":{"error":"Aborted"})"),
+       BadKind::kBadField, "in.version = -1 is negative"},
+  };
+  std::string text;
+  std::vector<std::uint64_t> bad_lines;
+  std::uint64_t line = 0;
+  for (const BadCase& c : cases) {
+    line += lines_of(c.line).size();
+    bad_lines.push_back(line);
+    text += c.line + "\n" + kGood + "\n";
+    ++line;
+  }
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, cases.size());
+  EXPECT_EQ(a.report.violating, 0u);
+  ASSERT_EQ(a.report.bad_examples.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(a.report.bad_examples[i].line, bad_lines[i]);
+    EXPECT_NE(a.report.bad_examples[i].reason.find(cases[i].reason), std::string::npos)
+        << "line " << bad_lines[i] << ": " << a.report.bad_examples[i].reason;
+  }
+  std::uint64_t by_kind[lwc::contracts::kBadKinds] = {};
+  for (const BadCase& c : cases) ++by_kind[static_cast<int>(c.kind)];
+  for (int k = 0; k < lwc::contracts::kBadKinds; ++k) {
+    EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::contracts::bad_kind_name(static_cast<BadKind>(k));
+  }
+}
+
+TEST(BadInput, BroadphaseRecordsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A3
+  std::string many = "[";
+  for (int i = 0; i < 4097; ++i) many += std::string(i > 0 ? "," : "") + "[0,0,1,1]";
+  many += "]";
+  const std::vector<BadCase> cases = {
+      {pairs_record("[[0,0,1]]", "[]"), BadKind::kBadField, "in.boxes[0] is an array, not an array of 4 reals"},
+      {pairs_record("[[0,0,1,1],[0,0,0,1,1,1]]", "[]"), BadKind::kBadField, "not an array of 4 reals"},
+      {pairs_record(R"([[0,0,"NaN",1]])", "[]"), BadKind::kBadField, "a box must be finite with min <= max"},
+      {pairs_record("[[2,0,1,1]]", "[]"), BadKind::kBadField, "in.boxes[0] axis 0 is [0x1p+1, 0x1p+0]"},
+      {pairs_record("[[0,0,1,1]]", "[[0]]"), BadKind::kBadField, "out.pairs[0] is an array, not an array of 2 integers"},
+      {pairs_record("[[0,0,1,1]]", "[[0,1.5]]"), BadKind::kInexactNumber, "out.pairs[0] = 1.5 is a real-number literal"},
+      {pairs_record(many, "[]"), BadKind::kBadField, "in.boxes holds 4097 boxes; a record may hold at most 4096"},
+      {R"({"schema":1,"contract":"broadphase","op":"query","in":{"boxes":[[0,0,1,1]],"probe":[0,0,1]},"out":{"ids":[]}})", BadKind::kBadField, "in.probe holds 3 reals; these 2-D boxes need 4"},
+      {R"({"schema":1,"contract":"broadphase","op":"find_pairs","in":{"boxes":[[0,0,1,1]]},"out":{}})", BadKind::kMissingField, "missing field out.pairs"},
+  };
+  std::string text;
+  for (const BadCase& c : cases) text += c.line + "\n" + kGood + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, cases.size());
+  EXPECT_EQ(a.report.judged, cases.size());
+  EXPECT_EQ(a.report.violating, 0u);
+  ASSERT_EQ(a.report.bad_examples.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(a.report.bad_examples[i].line, 2 * i + 1);
+    EXPECT_NE(a.report.bad_examples[i].reason.find(cases[i].reason), std::string::npos)
+        << "line " << 2 * i + 1 << ": " << a.report.bad_examples[i].reason;
+  }
 }
 
 TEST(BadInput, BlankLinesAndCarriageReturnsAreNotRecords) {  // A1
@@ -443,6 +1045,58 @@ TEST(Records, MigrationCopiesTheRecordIdVerbatim) {  // A5
   ASSERT_EQ(a.migration.size(), 1u);
   EXPECT_EQ(a.migration[0],
             R"({"schema":1,"line":1,"contract":"decompose","op":"stored","id":{"save":"slot 3","path":["a","b"]},"x":-1001,"size":1000,"from":{"chunk":-1,"local":-1},"to":{"chunk":-2,"local":999},"clause":"D6"})");
+}
+
+TEST(Records, CoverClauseTableIsTheSpecsHeadings) {
+  std::vector<std::string> headings;
+  for (const std::string& line : lines_of(read_file(source("docs/cover.md")))) {
+    if (line.rfind("### C", 0) == 0) headings.push_back(line.substr(4));
+  }
+  std::vector<std::string> table;
+  for (const auto& c : lwc::contracts::traced_contracts()) {
+    if (c.contract != "cover") continue;
+    for (const auto& clause : c.clauses) table.push_back(std::string(clause.id) + " — " + std::string(clause.statement));
+  }
+  EXPECT_EQ(table, headings);
+}
+
+TEST(Records, CommitClauseTableIsTheSpecsHeadings) {
+  std::vector<std::string> headings;
+  for (const std::string& line : lines_of(read_file(source("docs/commit.md")))) {
+    if (line.rfind("### T", 0) == 0) headings.push_back(line.substr(4));
+  }
+  std::vector<std::string> table;
+  for (const auto& c : lwc::contracts::traced_contracts()) {
+    if (c.contract != "commit") continue;
+    for (const auto& clause : c.clauses) table.push_back(std::string(clause.id) + " — " + std::string(clause.statement));
+  }
+  EXPECT_EQ(table, headings);
+}
+
+TEST(Records, RebaseClauseTableIsTheSpecsHeadings) {
+  std::vector<std::string> headings;
+  for (const std::string& line : lines_of(read_file(source("docs/rebase.md")))) {
+    if (line.rfind("### R", 0) == 0) headings.push_back(line.substr(4));
+  }
+  std::vector<std::string> table;
+  for (const auto& c : lwc::contracts::traced_contracts()) {
+    if (c.contract != "rebase") continue;
+    for (const auto& clause : c.clauses) table.push_back(std::string(clause.id) + " — " + std::string(clause.statement));
+  }
+  EXPECT_EQ(table, headings);
+}
+
+TEST(Records, BroadphaseClauseTableIsTheSpecsHeadings) {
+  std::vector<std::string> headings;
+  for (const std::string& line : lines_of(read_file(source("docs/broadphase.md")))) {
+    if (line.rfind("### B", 0) == 0) headings.push_back(line.substr(4));
+  }
+  std::vector<std::string> table;
+  for (const auto& c : lwc::contracts::traced_contracts()) {
+    if (c.contract != "broadphase") continue;
+    for (const auto& clause : c.clauses) table.push_back(std::string(clause.id) + " — " + std::string(clause.statement));
+  }
+  EXPECT_EQ(table, headings);
 }
 
 TEST(Records, ClauseTableIsTheSpecsHeadings) {

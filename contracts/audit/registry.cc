@@ -11,6 +11,10 @@ namespace lwc::contracts {
 std::span<const ContractAudit> traced_contracts() {
   static const ContractAudit kContracts[] = {
       internal::decompose_audit(),
+      internal::cover_audit(),
+      internal::broadphase_audit(),
+      internal::commit_audit(),
+      internal::rebase_audit(),
   };
   return kContracts;
 }

@@ -22,6 +22,7 @@ module;
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -124,7 +125,7 @@ struct Path {
 };
 
 std::string to_string(const Path& p) {
-  std::string out = absl::StrCat(sv(p.section), ".", sv(p.key));
+  std::string out = absl::StrCat(sv(p.section), p.section.empty() ? "" : ".", sv(p.key));
   if (p.index != static_cast<std::size_t>(-1)) absl::StrAppend(&out, "[", p.index, "]");
   return out;
 }
@@ -144,6 +145,31 @@ absl::StatusOr<std::int64_t> read_int64(element e, const Path& path) {
           to_string(path), " = ", describe(e),
           " is a real-number literal; int64 fields must be integer literals (a double cannot hold every "
           "int64, so a writer that went through one may have rounded)"));
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(to_string(path), " is ", describe(e), ", not an integer"));
+  }
+}
+
+absl::StatusOr<std::uint64_t> read_uint64(element e, const Path& path) {
+  switch (e.type()) {
+    case element_type::INT64: {
+      std::int64_t v = 0;
+      (void)e.get_int64().get(v);
+      if (v < 0) {
+        return absl::OutOfRangeError(absl::StrCat(to_string(path), " = ", v, " is negative (a uint64 is due)"));
+      }
+      return static_cast<std::uint64_t>(v);
+    }
+    case element_type::UINT64: {
+      std::uint64_t v = 0;
+      (void)e.get_uint64().get(v);
+      return v;
+    }
+    case element_type::DOUBLE:
+      return absl::OutOfRangeError(absl::StrCat(
+          to_string(path), " = ", describe(e),
+          " is a real-number literal; integer fields must be integer literals (a double cannot hold every "
+          "uint64, so a writer that went through one may have rounded)"));
     default:
       return absl::InvalidArgumentError(absl::StrCat(to_string(path), " is ", describe(e), ", not an integer"));
   }
@@ -284,6 +310,24 @@ class DomRecord final : public TraceRecord {
     return read_real(*e, Path{section, key});
   }
 
+  [[nodiscard]] absl::StatusOr<std::uint64_t> uint64(std::string_view section,
+                                                     std::string_view key) const override {
+    absl::StatusOr<element> e = field(section, key);
+    if (!e.ok()) return e.status();
+    return read_uint64(*e, Path{section, key});
+  }
+
+  [[nodiscard]] absl::StatusOr<bool> boolean(std::string_view section, std::string_view key) const override {
+    absl::StatusOr<element> e = field(section, key);
+    if (!e.ok()) return e.status();
+    bool b = false;
+    if (e->get_bool().get(b) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(sv(section), ".", sv(key), " is ", describe(*e), ", not true or false"));
+    }
+    return b;
+  }
+
   [[nodiscard]] absl::StatusOr<std::string_view> text(std::string_view section,
                                                       std::string_view key) const override {
     absl::StatusOr<element> e = field(section, key);
@@ -310,6 +354,78 @@ class DomRecord final : public TraceRecord {
       absl::StatusOr<std::int64_t> v = read_int64(item, Path{section, key, out.size()});
       if (!v.ok()) return v.status();
       out.push_back(*v);
+    }
+    return absl::OkStatus();
+  }
+
+  [[nodiscard]] absl::Status reals(std::string_view section, std::string_view key,
+                                   std::vector<double>& out) const override {
+    out.clear();
+    absl::StatusOr<element> e = field(section, key);
+    if (!e.ok()) return e.status();
+    simdjson::dom::array array;
+    if (e->get_array().get(array) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(sv(section), ".", sv(key), " is ", describe(*e), ", not an array"));
+    }
+    for (const element item : array) {
+      absl::StatusOr<double> v = read_real(item, Path{section, key, out.size()});
+      if (!v.ok()) return v.status();
+      out.push_back(*v);
+    }
+    return absl::OkStatus();
+  }
+
+  [[nodiscard]] absl::Status real_tuples(std::string_view section, std::string_view key, std::size_t width,
+                                         std::vector<double>& out) const override {
+    out.clear();
+    absl::StatusOr<element> e = field(section, key);
+    if (!e.ok()) return e.status();
+    simdjson::dom::array array;
+    if (e->get_array().get(array) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(sv(section), ".", sv(key), " is ", describe(*e), ", not an array"));
+    }
+    std::size_t row = 0;
+    for (const element item : array) {
+      simdjson::dom::array tuple;
+      if (item.get_array().get(tuple) != simdjson::SUCCESS || tuple.size() != width) {
+        return absl::InvalidArgumentError(absl::StrCat(sv(section), ".", sv(key), "[", row, "] is ", describe(item),
+                                                       ", not an array of ", width, " reals"));
+      }
+      for (const element v : tuple) {
+        absl::StatusOr<double> d = read_real(v, Path{section, key, row});
+        if (!d.ok()) return d.status();
+        out.push_back(*d);
+      }
+      ++row;
+    }
+    return absl::OkStatus();
+  }
+
+  [[nodiscard]] absl::Status int64_tuples(std::string_view section, std::string_view key, std::size_t width,
+                                          std::vector<std::int64_t>& out) const override {
+    out.clear();
+    absl::StatusOr<element> e = field(section, key);
+    if (!e.ok()) return e.status();
+    simdjson::dom::array array;
+    if (e->get_array().get(array) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(sv(section), ".", sv(key), " is ", describe(*e), ", not an array"));
+    }
+    std::size_t row = 0;
+    for (const element item : array) {
+      simdjson::dom::array tuple;
+      if (item.get_array().get(tuple) != simdjson::SUCCESS || tuple.size() != width) {
+        return absl::InvalidArgumentError(absl::StrCat(sv(section), ".", sv(key), "[", row, "] is ", describe(item),
+                                                       ", not an array of ", width, " integers"));
+      }
+      for (const element v : tuple) {
+        absl::StatusOr<std::int64_t> n = read_int64(v, Path{section, key, row});
+        if (!n.ok()) return n.status();
+        out.push_back(*n);
+      }
+      ++row;
     }
     return absl::OkStatus();
   }
@@ -453,6 +569,39 @@ bool find_bad_number(simdjson::ondemand::value value, std::string& path, std::st
 }  // namespace
 }  // namespace lwc::internal
 
+namespace lwc::internal {
+
+absl::StatusCode status_code_of(std::string_view text) {
+  struct Name {
+    std::string_view camel;
+    std::string_view upper;
+    absl::StatusCode code;
+  };
+  constexpr Name kNames[] = {
+      {"Cancelled", "CANCELLED", absl::StatusCode::kCancelled},
+      {"InvalidArgument", "INVALID_ARGUMENT", absl::StatusCode::kInvalidArgument},
+      {"DeadlineExceeded", "DEADLINE_EXCEEDED", absl::StatusCode::kDeadlineExceeded},
+      {"NotFound", "NOT_FOUND", absl::StatusCode::kNotFound},
+      {"AlreadyExists", "ALREADY_EXISTS", absl::StatusCode::kAlreadyExists},
+      {"PermissionDenied", "PERMISSION_DENIED", absl::StatusCode::kPermissionDenied},
+      {"ResourceExhausted", "RESOURCE_EXHAUSTED", absl::StatusCode::kResourceExhausted},
+      {"FailedPrecondition", "FAILED_PRECONDITION", absl::StatusCode::kFailedPrecondition},
+      {"Aborted", "ABORTED", absl::StatusCode::kAborted},
+      {"OutOfRange", "OUT_OF_RANGE", absl::StatusCode::kOutOfRange},
+      {"Unimplemented", "UNIMPLEMENTED", absl::StatusCode::kUnimplemented},
+      {"Internal", "INTERNAL", absl::StatusCode::kInternal},
+      {"Unavailable", "UNAVAILABLE", absl::StatusCode::kUnavailable},
+      {"DataLoss", "DATA_LOSS", absl::StatusCode::kDataLoss},
+      {"Unauthenticated", "UNAUTHENTICATED", absl::StatusCode::kUnauthenticated},
+  };
+  for (const Name& n : kNames) {
+    if (text == n.camel || text == n.upper) return n.code;
+  }
+  return absl::StatusCode::kUnknown;
+}
+
+}  // namespace lwc::internal
+
 namespace lwc::contracts {
 
 std::string_view bad_kind_name(BadKind kind) {
@@ -524,14 +673,91 @@ struct TraceAuditor::Impl {
     return std::nullopt;
   }
 
-  // The tally of the clause a failed verdict names first ("D6 truncation: ..."). Invariant: a checker
-  // names one of its contract's clauses; if one ever does not, the violation is still counted, under the
-  // kind's first clause, with the checker's full message.
-  std::size_t violated_tally(const Seen& s, const RecordKind& kind) const {
+  // The tally of the clause a failed verdict names first ("D6 truncation: ..."). A checker may name a
+  // clause of the contract it builds on (cover's checker names D5 for a size <= 0 accepted): that clause
+  // is counted under its own contract. Invariant: a checker names a clause of some traced contract; if
+  // one ever does not, the violation is still counted, under the kind's first clause, with the checker's
+  // full message.
+  std::size_t violated_tally(const ContractAudit& audit, const RecordKind& kind) {
     const std::string_view message = internal::stdsv(judgement.verdict.message());
-    std::optional<std::size_t> t = tally_of(s, message.substr(0, message.find(' ')));
-    if (!t.has_value() && !kind.clauses.empty()) t = tally_of(s, kind.clauses.front());
+    const std::string_view id = message.substr(0, message.find(' '));
+    if (std::optional<std::size_t> t = tally_of(seen_contract(audit), id); t.has_value()) return *t;
+    for (const ContractAudit& other : traced_contracts()) {
+      if (&other == &audit) continue;
+      for (const Clause& c : other.clauses) {
+        if (c.id == id) return *tally_of(seen_contract(other), id);
+      }
+    }
+    const Seen& s = seen_contract(audit);
+    std::optional<std::size_t> t;
+    if (!kind.clauses.empty()) t = tally_of(s, kind.clauses.front());
     return t.value_or(s.first);
+  }
+
+  // One session of a stateful contract: its state, the seq its next event must carry, and the line at
+  // which its judging stopped (0 while it is judged).
+  struct SessionState {
+    std::unique_ptr<Session> state;
+    std::int64_t next = 0;
+    std::uint64_t broken_at = 0;
+  };
+  static constexpr std::string_view kEndOp = "end";
+
+  // Routes an event of a stateful contract to its session and checks its order: seq 0 opens a session,
+  // each later event carries the next seq. Returns null, the line reported bad, when the event cannot be
+  // judged; `session_key` and `session_id` name the session found.
+  SessionState* session_of(const ContractAudit& audit, std::string_view op) {
+    simdjson::dom::element field;
+    if (!record.top("session", field)) {
+      bad(BadKind::kMissingField, "missing field session (a string naming the event's session)");
+      return nullptr;
+    }
+    std::string_view id;
+    if (field.get_string().get(id) != simdjson::SUCCESS) {
+      bad(BadKind::kBadField, absl::StrCat("session is ", internal::describe(field), ", not a string"));
+      return nullptr;
+    }
+    if (!record.top("seq", field)) {
+      bad(BadKind::kMissingField, "missing field seq (the event's place in its session: 0, 1, 2, ...)");
+      return nullptr;
+    }
+    const absl::StatusOr<std::int64_t> seq = internal::read_int64(field, internal::Path{"", "seq"});
+    if (!seq.ok()) {
+      bad(seq.status().code() == absl::StatusCode::kOutOfRange ? BadKind::kInexactNumber : BadKind::kBadField,
+          std::string(seq.status().message()));
+      return nullptr;
+    }
+    session_id.assign(id.data(), id.size());
+    session_key.assign(audit.contract.data(), audit.contract.size());
+    session_key += '\n';
+    session_key += session_id;
+    auto it = sessions.find(session_key);
+    if (it == sessions.end()) {
+      if (*seq != 0) {
+        bad(BadKind::kBadField, absl::StrCat("session ", internal::json_string(id), " begins at seq ", *seq,
+                                             ", not 0: its first events are missing, so it is not judged"));
+        sessions.emplace(session_key, SessionState{nullptr, 0, report.lines});
+        return nullptr;
+      }
+      it = sessions.emplace(session_key, SessionState{audit.open_session(), 0, 0}).first;
+    }
+    SessionState& s = it->second;
+    if (s.broken_at != 0) {
+      bad(BadKind::kBadField, absl::StrCat("session ", internal::json_string(id),
+                                           " is no longer judged: its events broke off at line ", s.broken_at));
+      if (op == kEndOp) sessions.erase(it);
+      return nullptr;
+    }
+    if (*seq != s.next) {
+      bad(BadKind::kBadField, absl::StrCat("session ", internal::json_string(id), ": seq ", *seq, " where ", s.next,
+                                           " is due (an event is missing, repeated or out of order); the session "
+                                           "is no longer judged"));
+      s.broken_at = report.lines;
+      s.state.reset();
+      return nullptr;
+    }
+    ++s.next;
+    return &s;
   }
 
   void line(std::string_view text) {
@@ -609,7 +835,10 @@ struct TraceAuditor::Impl {
     }
     const ContractAudit* audit = nullptr;
     for (const ContractAudit& a : traced_contracts()) {
-      if (a.contract == contract) audit = &a;
+      if (a.contract == contract) {
+        audit = &a;
+        break;
+      }
     }
     if (audit == nullptr) {
       std::string known;
@@ -625,7 +854,10 @@ struct TraceAuditor::Impl {
     }
     std::size_t kind_index = audit->kinds.size();
     for (std::size_t i = 0; i < audit->kinds.size(); ++i) {
-      if (audit->kinds[i].op == op) kind_index = i;
+      if (audit->kinds[i].op == op) {
+        kind_index = i;
+        break;
+      }
     }
     if (kind_index == audit->kinds.size()) {
       std::string known;
@@ -635,6 +867,11 @@ struct TraceAuditor::Impl {
       return;
     }
     const RecordKind& kind = audit->kinds[kind_index];
+    SessionState* session = nullptr;
+    if (audit->open_session != nullptr) {
+      session = session_of(*audit, op);
+      if (session == nullptr) return;
+    }
 
     judgement.verdict = absl::OkStatus();
     judgement.input.clear();
@@ -642,17 +879,29 @@ struct TraceAuditor::Impl {
     judgement.got.clear();
     judgement.migration.clear();
     judgement.checked = {};
-    if (const absl::Status read = kind.judge(record, judgement); !read.ok()) {
+    const absl::Status read =
+        session != nullptr ? kind.event(record, *session->state, judgement) : kind.judge(record, judgement);
+    if (!read.ok()) {
       const BadKind why = read.code() == absl::StatusCode::kNotFound     ? BadKind::kMissingField
                           : read.code() == absl::StatusCode::kOutOfRange ? BadKind::kInexactNumber
                                                                          : BadKind::kBadField;
-      bad(why, std::string(read.message()));
+      if (session == nullptr || kind.query) {
+        bad(why, std::string(read.message()));
+        return;
+      }
+      bad(why, absl::StrCat(read.message(), "; session ", internal::json_string(session_id),
+                            " is no longer judged (its model missed this event)"));
+      session->broken_at = report.lines;
+      session->state.reset();
       return;
     }
+    if (session != nullptr && op == kEndOp) sessions.erase(session_key);
 
     ++report.judged;
-    Seen& s = seen_contract(*audit);
-    const std::size_t violated = judgement.verdict.ok() ? report.clauses.size() : violated_tally(s, kind);
+    // violated_tally() may add another contract's tallies (and so move `seen`): it runs before `s` is taken.
+    constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    const std::size_t violated = judgement.verdict.ok() ? kNone : violated_tally(*audit, kind);
+    const Seen& s = seen_contract(*audit);
     bool counted = false;
     const auto check = [&](std::size_t t) {
       ++report.clauses[t].checked;
@@ -703,6 +952,11 @@ struct TraceAuditor::Impl {
   Judgement judgement;
   std::vector<Seen> seen;
   std::string migration_line;
+  // The open sessions of stateful contracts, by contract and session name: memory grows with the
+  // sessions open at once, never with the length of the trace.
+  std::unordered_map<std::string, SessionState> sessions;
+  std::string session_key;
+  std::string session_id;
 };
 
 TraceAuditor::TraceAuditor(TraceOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}

@@ -44,6 +44,15 @@ absl::StatusOr<std::int64_t> cell_of(double v, double h) {
   return static_cast<std::int64_t>(q);
 }
 
+// Its range cover: the chunks a streaming box [min, max) touches on one axis. What it shipped first took
+// the last chunk from the exclusive end (seed 002's trap: [-1000, 0) loads chunk 0 for nothing); the fix
+// takes it from the last point.
+lwc::contracts::CoverAnswer cover(std::int64_t min, std::int64_t max, std::int64_t size, bool v1) {
+  if (size <= 0 || min > max) return lwc::contracts::CoverAnswer::error(absl::StatusCode::kInvalidArgument);
+  if (min == max) return lwc::contracts::CoverAnswer::none();
+  return lwc::contracts::CoverAnswer::chunks(split_v2(min, size).chunk, split_v2(v1 ? max : max - 1, size).chunk);
+}
+
 }  // namespace engine
 
 namespace {
@@ -87,6 +96,43 @@ TEST(EngineChunks, FloorOfAQuotientIsNotExactQuantisation) {
   const lwc::audit::Report report = lwc::audit::decompose(functions, options);
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.properties.at(0).clause, "D9") << report;
+}
+
+TEST(EngineCover, FixedCoverHonoursLwcCover) {
+  lwc::audit::Cover functions;
+  functions.cover = [](std::int64_t min, std::int64_t max, std::int64_t size) {
+    return engine::cover(min, max, size, false);
+  };
+  functions.cover_closed = [](std::int64_t min, std::int64_t max, std::int64_t size) {
+    // [min, max] = [min, max + 1) where max + 1 exists; the engine reaches INT64_MAX with a closed form.
+    if (size <= 0 || (max < min && max != min - 1)) {
+      return lwc::contracts::CoverAnswer::error(absl::StatusCode::kInvalidArgument);
+    }
+    if (max < min) return lwc::contracts::CoverAnswer::none();
+    return lwc::contracts::CoverAnswer::chunks(engine::split_v2(min, size).chunk, engine::split_v2(max, size).chunk);
+  };
+  const lwc::audit::Report report = lwc::audit::cover(functions);
+  EXPECT_TRUE(report.ok()) << report;
+}
+
+TEST(EngineCover, LastChunkFromTheExclusiveEndIsCaughtWithAShrunkCounterexample) {
+  lwc::audit::Options options;
+  options.seed = 7;  // repeatable
+  const lwc::audit::Report report = lwc::audit::cover(
+      [](std::int64_t min, std::int64_t max, std::int64_t size) { return engine::cover(min, max, size, true); }, options);
+  ASSERT_FALSE(report.ok());
+  const lwc::audit::PropertyResult& cover = report.properties.at(0);
+  EXPECT_EQ(cover.clause, "C2") << report;
+  // Shrunk: the smallest range ending on a multiple of the size, one point long, by the smallest size.
+  long long min = 0;
+  long long max = 0;
+  long long size = 0;
+  ASSERT_EQ(std::sscanf(cover.counterexample.c_str(), "{min = %lld, max = %lld, size = %lld}", &min, &max, &size), 3)
+      << report;
+  EXPECT_EQ(min, 0) << report;
+  EXPECT_EQ(max, 1) << report;
+  EXPECT_EQ(size, 1) << report;
+  EXPECT_NE(cover.message.find("C2 tightness"), std::string::npos) << report;
 }
 
 }  // namespace

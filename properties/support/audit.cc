@@ -20,9 +20,11 @@ module;
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "support/arbitrary_cover.h"
 #include "support/arbitrary_decompose.h"
 module lwc.audit;
 
+import lwc.contracts.cover;
 import lwc.contracts.decompose;
 
 namespace lwc::audit {
@@ -61,6 +63,25 @@ rc::Gen<testing::SplitCase> shrinking_split_case() {
     const auto x = rc::gen::weightedOneOf<std::int64_t>(
         {{1, testing::any_int64()}, {1, testing::near_multiple_of(size)}});
     return rc::gen::map(shrinking_toward(x, 0, testing::kInt64Min), [size](std::int64_t v) { return testing::SplitCase{v, size}; });
+  });
+}
+
+// testing::any_range_case(), with every value shrinking toward a small one: the size toward 1, min and
+// max toward 0 (max toward the value next to min, so a failing non-empty range stays non-empty). A size
+// <= 0 is drawn one time in 16, for size validation.
+rc::Gen<testing::RangeCase> shrinking_range_case() {
+  const auto size = rc::gen::weightedOneOf<std::int64_t>(
+      {{15, shrinking_toward(testing::positive_size(), 1, 1)},
+       {1, rc::gen::element(std::int64_t{0}, std::int64_t{-1}, testing::kInt64Min)}});
+  return rc::gen::mapcat(size, [](std::int64_t s) {
+    const std::int64_t positive = s > 0 ? s : 1;
+    const auto min = rc::gen::weightedOneOf<std::int64_t>(
+        {{2, testing::any_int64()}, {1, testing::near_multiple_of(positive)}, {1, rc::gen::inRange<std::int64_t>(-64, 64)}});
+    return rc::gen::mapcat(shrinking_toward(min, 0, testing::kInt64Min), [s, positive](std::int64_t m) {
+      const std::int64_t next = m == testing::kInt64Max ? m : m + 1;
+      return rc::gen::map(shrinking_toward(testing::other_end(m, positive), next, testing::kInt64Min),
+                          [s, m](std::int64_t max) { return testing::RangeCase{m, max, s}; });
+    });
   });
 }
 
@@ -153,6 +174,40 @@ Report decompose(const Decompose& engine, const Options& options) {
     }));
   }
   return report;
+}
+
+Report cover(const Cover& engine, const Options& options) {
+  Report report;
+  report.contract = "cover";
+  if (engine.cover) {
+    report.properties.push_back(run("cover: C1 C2 C3 C4 C10", options, [&] {
+      const testing::RangeCase c = *shrinking_range_case();
+      return contracts::check_cover(c.min, c.max, c.size, engine.cover(c.min, c.max, c.size));
+    }));
+  }
+  if (engine.cover_closed) {
+    report.properties.push_back(run("cover_closed: C1-C4 C5", options, [&] {
+      const testing::RangeCase c = *shrinking_range_case();
+      const contracts::CoverAnswer closed = engine.cover_closed(c.min, c.max, c.size);
+      if (!engine.cover || c.max == testing::kInt64Max || c.size <= 0) {
+        return contracts::check_cover_closed(c.min, c.max, c.size, closed);
+      }
+      return contracts::check_closed_form(c.min, c.max, c.size, closed, engine.cover(c.min, c.max + 1, c.size));
+    }));
+  }
+  if (engine.count) {
+    report.properties.push_back(run("count: C6", options, [&] {
+      const testing::SpanCase c = *testing::any_span_case();
+      return contracts::check_count(c.first, c.last, engine.count(c.first, c.last));
+    }));
+  }
+  return report;
+}
+
+Report cover(CoverFunction function, const Options& options) {
+  Cover engine;
+  engine.cover = std::move(function);
+  return cover(engine, options);
 }
 
 Report decompose(SplitFunction split, const Options& options) {

@@ -28,6 +28,7 @@ module;
 export module lwc.audit;
 
 export import lwc.decompose;
+export import lwc.contracts.cover;  // CoverAnswer: what an engine's cover answered, in raw form
 
 export namespace lwc::audit {
 
@@ -95,5 +96,36 @@ struct Decompose {
 // exactness (D9) and on adjacent doubles for monotonicity (D10). Returns the report; never aborts.
 [[nodiscard]] Report decompose(const Decompose& engine, const Options& options = {});
 [[nodiscard]] Report decompose(SplitFunction split, const Options& options = {});
+
+// An engine's 1-D cover: the chunks of [min, max_exclusive) at `size`, as a CoverAnswer (a span, no
+// chunks, or an error code). Called with any int64 min, max and size, so that C4 and size validation are
+// audited too.
+using CoverFunction =
+    std::function<contracts::CoverAnswer(std::int64_t min, std::int64_t max_exclusive, std::int64_t size)>;
+// An engine's closed cover: the chunks of [min, max_inclusive] at `size`.
+using ClosedCoverFunction =
+    std::function<contracts::CoverAnswer(std::int64_t min, std::int64_t max_inclusive, std::int64_t size)>;
+// An engine's count of a span [first, last] (first <= last): the number of chunks, or an error (OutOfRange
+// for 2^64 of them).
+using CountFunction = std::function<absl::StatusOr<std::uint64_t>(std::int64_t first, std::int64_t last)>;
+
+// Cover
+//
+// The adapter for lwc.cover: whichever of the engine's functions exist (unset ones are not audited).
+struct Cover {
+  CoverFunction cover;                // C1 C2 C3 C4 C10 (and D5 for sizes <= 0)
+  ClosedCoverFunction cover_closed;   // C1-C4 for closed ranges; C5 against `cover` when both are set
+  CountFunction count;                // C6
+};
+
+// cover()
+//
+// Runs the C-properties against the engine's functions: ranges whose ends sit on the int64 extremes, on
+// or next to multiples of the size, a few points apart, empty and reversed, at sizes from 1 to INT64_MAX
+// (and <= 0, which must be refused); spans up to the whole int64 domain for the count. Each failing case
+// shrinks toward small values: min and max toward 0, the size toward 1, so an off-by-one at the
+// exclusive end comes back as {min = 0, max = 1, size = 1}. Returns the report; never aborts.
+[[nodiscard]] Report cover(const Cover& engine, const Options& options = {});
+[[nodiscard]] Report cover(CoverFunction cover, const Options& options = {});
 
 }  // namespace lwc::audit

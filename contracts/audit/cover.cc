@@ -1,0 +1,150 @@
+// File: contracts/audit/cover.cc        Module: lwc.contracts.audit (implementation unit)
+//
+// The records of lwc.cover in a trace (docs/audit.md, "cover"), each judged by the checkers of
+// lwc.contracts.cover:
+//   cover   one 1-D cover call: min and max_exclusive (or max_inclusive, the closed form) and size ->
+//           the span first..last, no chunks ("none": true) or an error code; optionally the count the
+//           implementation gave for its span                                      C1 C2 C3 C4 C10 (C6)
+// A size <= 0 that is accepted is named D5 by the checker and counted under decompose's D5. C5 relates
+// two calls, C7 and C8 an enumeration, C9 a box: none is a property of one traced 1-D call.
+module;
+#include <cstdint>
+#include <ostream>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/numeric/int128.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "lwc/check.h"
+module lwc.contracts.audit;
+
+import lwc.contracts.cover;
+
+namespace lwc::internal {
+namespace {
+
+using contracts::CoverAnswer;
+using contracts::Judgement;
+using contracts::TraceRecord;
+
+// The headings of docs/cover.md, verbatim (tests/audit_test.cc compares them).
+constexpr contracts::Clause kClauses[] = {
+    {"C1", "Completeness: every point of the range lies in a chunk of the span"},
+    {"C2", "Tightness: the first and last chunks both intersect the range"},
+    {"C3", "Contiguity: every chunk between first and last intersects the range"},
+    {"C4", "Empty and reversed: an empty range covers nothing, a reversed range is InvalidArgument"},
+    {"C5", "Closed form: cover_closed(a, b) = cover(a, b + 1) wherever b + 1 exists"},
+    {"C6", "Exact count: count is last − first + 1, never wrapped"},
+    {"C7", "Budget all-or-nothing: over budget refuses before the first visit"},
+    {"C8", "Canonical order: each chunk visited exactly once, ascending, x fastest"},
+    {"C9", "N-D product: a box covers as the product of its axes"},
+    {"C10", "Totality: no input overflows an intermediate"},
+};
+
+constexpr std::string_view kCoverClauses[] = {"C1", "C2", "C3", "C4", "C10"};
+constexpr std::string_view kCountedClauses[] = {"C1", "C2", "C3", "C4", "C6", "C10"};
+
+std::string show(const CoverAnswer& a) {
+  std::ostringstream os;
+  os << a;
+  return os.str();
+}
+
+std::string show_count(const absl::StatusOr<std::uint64_t>& count) {
+  if (count.ok()) return absl::StrCat("count ", *count);
+  return absl::StrCat("count error ", absl::StatusCodeToString(count.status().code()));
+}
+
+// out.count: a uint64 literal, or the error code the count returned ("OutOfRange").
+// Returns OK with `count` set, or the reason the field cannot be read.
+absl::Status read_count(const TraceRecord& r, absl::StatusOr<std::uint64_t>& count) {
+  absl::StatusOr<std::uint64_t> n = r.uint64("out", "count");
+  if (n.ok()) {
+    count = *n;
+    return absl::OkStatus();
+  }
+  if (n.status().code() != absl::StatusCode::kInvalidArgument) return n.status();
+  absl::StatusOr<std::string_view> text = r.text("out", "count");
+  if (!text.ok()) return n.status();  // neither an integer nor a string: the integer's message says why
+  count = absl::Status(status_code_of(*text), "traced");
+  return absl::OkStatus();
+}
+
+// cover: {"in": {"min", "max_exclusive" | "max_inclusive", "size"},
+//         "out": {"first", "last"[, "count"]} | {"none": true} | {"error": "InvalidArgument"}}
+absl::Status judge_cover(const TraceRecord& r, Judgement& j) {
+  LWC_ASSIGN_OR_RETURN(const std::int64_t min, r.int64("in", "min"));
+  LWC_ASSIGN_OR_RETURN(const std::int64_t size, r.int64("in", "size"));
+  const bool closed = r.has("in", "max_inclusive");
+  if (closed == r.has("in", "max_exclusive")) {
+    if (closed) return absl::InvalidArgumentError("in has both max_exclusive and max_inclusive");
+    return absl::NotFoundError("missing field in.max_exclusive (or in.max_inclusive for a closed range)");
+  }
+  LWC_ASSIGN_OR_RETURN(const std::int64_t max, r.int64("in", closed ? "max_inclusive" : "max_exclusive"));
+
+  CoverAnswer got;
+  const bool has_error = r.has("out", "error");
+  const bool has_none = r.has("out", "none");
+  const bool has_span = r.has("out", "first") || r.has("out", "last");
+  const bool has_count = r.has("out", "count");
+  if (int{has_error} + int{has_none} + int{has_span} > 1) {
+    return absl::InvalidArgumentError("out holds more than one of: an error, \"none\", a span (first, last)");
+  }
+  if (has_count && !has_span) return absl::InvalidArgumentError("out.count is given without a span");
+  if (has_error) {
+    LWC_ASSIGN_OR_RETURN(const std::string_view error, r.text("out", "error"));
+    got = CoverAnswer::error(status_code_of(error));
+  } else if (has_none) {
+    LWC_ASSIGN_OR_RETURN(const bool none, r.boolean("out", "none"));
+    if (!none) return absl::InvalidArgumentError("out.none is false: write the span (first, last) instead");
+    got = CoverAnswer::none();
+  } else {
+    LWC_ASSIGN_OR_RETURN(const std::int64_t first, r.int64("out", "first"));
+    LWC_ASSIGN_OR_RETURN(const std::int64_t last, r.int64("out", "last"));
+    got = CoverAnswer::chunks(first, last);
+  }
+  absl::StatusOr<std::uint64_t> count = absl::UnknownError("unset");
+  if (has_count) {
+    LWC_RETURN_IF_ERROR(read_count(r, count));
+    j.checked = kCountedClauses;
+  }
+
+  j.verdict = closed ? contracts::check_cover_closed(min, max, size, got) : contracts::check_cover(min, max, size, got);
+  if (j.verdict.ok() && has_count) j.verdict = contracts::check_count(got.first, got.last, count);
+  if (j.verdict.ok()) return absl::OkStatus();
+  j.input = absl::StrCat("[", min, ", ", max, closed ? "]" : ")", ", size ", size);
+  const CoverAnswer want = closed ? contracts::oracle_cover_closed(min, max, size)
+                                  : contracts::oracle_cover(min, max, size);
+  j.expected = show(want);
+  j.got = show(got);
+  if (has_count) {
+    if (want.has_chunks()) {
+      const absl::uint128 n = contracts::oracle_count(want.first, want.last);
+      if (absl::Uint128High64(n) == 0) {
+        absl::StrAppend(&j.expected, ", count ", absl::Uint128Low64(n));
+      } else {
+        absl::StrAppend(&j.expected, ", count error OUT_OF_RANGE");
+      }
+    }
+    absl::StrAppend(&j.got, ", ", show_count(count));
+  }
+  return absl::OkStatus();
+}
+
+constexpr contracts::RecordKind kKinds[] = {
+    {"cover", kCoverClauses, &judge_cover, false},
+};
+
+}  // namespace
+
+const contracts::ContractAudit& cover_audit() {
+  static constexpr contracts::ContractAudit kAudit = {"cover", kClauses, kKinds};
+  return kAudit;
+}
+
+}  // namespace lwc::internal

@@ -1,0 +1,458 @@
+// File: contracts/audit/rebase.cc       Module: lwc.contracts.audit (implementation unit)
+//
+// The event logs of lwc.rebase in a trace (docs/audit.md, "rebase"): each session is one floating-origin
+// view (2-D or 3-D), its events in the order the engine saw them, judged against lwc.contracts.rebase's
+// OriginModel and checkers:
+//   open        the view's grid and configuration, its origin and version                   (no clause)
+//   load        a cell loaded; unload: a cell unloaded                                       (no clause)
+//   plan        plan(observer): nothing, a plan, or an error                                 R1 R6 R8
+//   commit      commit(plan): the new origin and version, or an error; the model follows     R3 R6 R7 R8
+//   to_render   to_render(p): floats and version, or an error                                R1 R3 R4 R5
+//   late        place_late(result started at a version, relocatable or baked)                R9
+//   view        the view's origin, version and loaded cells                                  R7
+//   end         the session ends                                                             (no clause)
+// R2 (authoritative positions untouched), R10 (batch re-derivation) and R11 (from_render) are not traced.
+module;
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lwc/check.h"
+module lwc.contracts.audit;
+
+import lwc.rebase;
+import lwc.contracts.rebase;
+
+namespace lwc::internal {
+namespace {
+
+using contracts::Judgement;
+using contracts::TraceRecord;
+
+// The headings of docs/rebase.md, verbatim (tests/audit_test.cc compares them).
+constexpr contracts::Clause kClauses[] = {
+    {"R1", "Normalised positions: 0 ≤ offset < s, nearest to the exact value, overflow is an error"},
+    {"R2", "Authority invariance: no operation, failed or not, changes an authoritative position"},
+    {"R3", "One origin per version: every render point of version v was computed from the same origin"},
+    {"R4", "Exact render conversion: each coordinate is the float nearest to the exact value"},
+    {"R5", "Bubble and error bound: OutOfRange outside, error ≤ 2^(⌊log2(B/d)⌋ − 24) inside"},
+    {"R6", "Barrier at plan and at commit: the origin moves only onto a loaded neighbourhood"},
+    {"R7", "Failure atomicity: every failed operation leaves origin, version and loaded set as they were"},
+    {"R8", "Staleness: a replayed or outdated plan is rejected"},
+    {"R9", "Late results: relocatable results are path independent, baked ones stale after a rebase"},
+    {"R10", "No drift: active objects' locals are re-derived, bit for bit a fresh conversion"},
+    {"R11", "Round trip: render → world at a known version, and back"},
+};
+
+constexpr std::string_view kPlanClauses[] = {"R1", "R6", "R8"};
+constexpr std::string_view kCommitClauses[] = {"R3", "R6", "R7", "R8"};
+constexpr std::string_view kRenderClauses[] = {"R1", "R3", "R4", "R5"};
+constexpr std::string_view kLateClauses[] = {"R9"};
+constexpr std::string_view kViewClauses[] = {"R7"};
+
+// A view's loaded cells live in the model; so that one line cannot grow them without bound, a view
+// record may list at most this many.
+constexpr std::size_t kMaxViewCells = std::size_t{1} << 16;
+
+// One view as its events have driven it: the model of its dimension.
+class RebaseSession final : public contracts::Session {
+ public:
+  std::size_t dims = 0;  // 0 until "open"
+  contracts::RenderSpec spec;
+  std::optional<contracts::OriginModel<2>> model2;
+  std::optional<contracts::OriginModel<3>> model3;
+};
+
+std::unique_ptr<contracts::Session> open_session() { return std::make_unique<RebaseSession>(); }
+
+RebaseSession& state(contracts::Session& s) { return static_cast<RebaseSession&>(s); }
+
+template <std::size_t N>
+contracts::OriginModel<N>& model(RebaseSession& s) {
+  if constexpr (N == 2) {
+    return *s.model2;
+  } else {
+    return *s.model3;
+  }
+}
+
+template <std::size_t N>
+std::string cells_text(const CellIndex<N>& c) {
+  std::string out = "(";
+  for (std::size_t a = 0; a < N; ++a) absl::StrAppend(&out, a > 0 ? ", " : "", c[a]);
+  return out + ")";
+}
+
+template <std::size_t N>
+std::string position_text(const WorldPosition<N>& p) {
+  std::string out = absl::StrCat("cell ", cells_text<N>(p.cell), " offset (");
+  for (std::size_t a = 0; a < N; ++a) absl::StrAppend(&out, a > 0 ? ", " : "", absl::StrFormat("%a", p.offset[a]));
+  return out + ")";
+}
+
+std::string status_text(const absl::Status& s) { return absl::StrCat("error ", absl::StatusCodeToString(s.code())); }
+
+absl::StatusOr<std::int64_t> read_in_range(const TraceRecord& r, std::string_view key, std::int64_t lo,
+                                           std::int64_t hi) {
+  LWC_ASSIGN_OR_RETURN(const std::int64_t v, r.int64("in", key));
+  if (v < lo || v > hi) {
+    return absl::InvalidArgumentError(absl::StrCat("in.", absl::string_view(key.data(), key.size()), " = ", v,
+                                                   " is outside [", lo, ", ", hi, "]"));
+  }
+  return v;
+}
+
+template <std::size_t N>
+absl::Status read_cell(const TraceRecord& r, std::string_view section, std::string_view key, CellIndex<N>& out) {
+  std::vector<std::int64_t> v;
+  LWC_RETURN_IF_ERROR(r.int64s(section, key, v));
+  if (v.size() != N) {
+    return absl::InvalidArgumentError(absl::StrCat(absl::string_view(section.data(), section.size()), ".",
+                                                   absl::string_view(key.data(), key.size()), " holds ", v.size(),
+                                                   " coordinates; this view has ", N));
+  }
+  for (std::size_t a = 0; a < N; ++a) out[a] = v[a];
+  return absl::OkStatus();
+}
+
+// A position: in.cell (int64s) and in.offset (reals).
+template <std::size_t N>
+absl::Status read_position(const TraceRecord& r, WorldPosition<N>& p) {
+  LWC_RETURN_IF_ERROR(read_cell<N>(r, "in", "cell", p.cell));
+  std::vector<double> offset;
+  LWC_RETURN_IF_ERROR(r.reals("in", "offset", offset));
+  if (offset.size() != N) {
+    return absl::InvalidArgumentError(absl::StrCat("in.offset holds ", offset.size(), " values; this view has ", N));
+  }
+  for (std::size_t a = 0; a < N; ++a) p.offset[a] = offset[a];
+  return absl::OkStatus();
+}
+
+// A version: an int64 >= 0 (so that the model's version + 1 always exists in the trace's terms).
+absl::StatusOr<std::uint64_t> read_version(const TraceRecord& r, std::string_view section, std::string_view key) {
+  LWC_ASSIGN_OR_RETURN(const std::int64_t v, r.int64(section, key));
+  if (v < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(absl::string_view(section.data(), section.size()), ".",
+                                                   absl::string_view(key.data(), key.size()), " = ", v,
+                                                   " is negative"));
+  }
+  return static_cast<std::uint64_t>(v);
+}
+
+// out: a render point {"at": [floats], "version"} or {"error": code}. Each coordinate must be exactly a
+// float: a float's value written as a double (JavaScript's Math.fround, C's (double)f with %.17g or %a)
+// reads back exactly; 9 significant digits do not, and are refused rather than rounded a second time.
+template <std::size_t N>
+absl::Status read_render(const TraceRecord& r, absl::StatusOr<RenderPoint<N>>& got) {
+  if (r.has("out", "error")) {
+    if (r.has("out", "at")) return absl::InvalidArgumentError("out has both an error and a render point");
+    LWC_ASSIGN_OR_RETURN(const std::string_view error, r.text("out", "error"));
+    got = absl::Status(status_code_of(error), "traced");
+    return absl::OkStatus();
+  }
+  std::vector<double> at;
+  LWC_RETURN_IF_ERROR(r.reals("out", "at", at));
+  if (at.size() != N) {
+    return absl::InvalidArgumentError(absl::StrCat("out.at holds ", at.size(), " values; this view has ", N));
+  }
+  RenderPoint<N> p;
+  for (std::size_t a = 0; a < N; ++a) {
+    // NaN passes through; any other double must be a float value (the range check keeps the cast defined).
+    const bool fits = std::isnan(at[a]) || std::isinf(at[a]) ||
+                      (std::fabs(at[a]) <= static_cast<double>(std::numeric_limits<float>::max()) &&
+                       static_cast<double>(static_cast<float>(at[a])) == at[a]);
+    if (!fits) {
+      return absl::OutOfRangeError(absl::StrFormat(
+          "out.at[%d] = %.17g (%a) is not exactly a float: write the float's own value (%%.17g or %%a of it)",
+          static_cast<int>(a), at[a], at[a]));
+    }
+    p.at[a] = static_cast<float>(at[a]);
+  }
+  LWC_ASSIGN_OR_RETURN(p.version, read_version(r, "out", "version"));
+  got = p;
+  return absl::OkStatus();
+}
+
+template <std::size_t N>
+std::string render_text(const absl::StatusOr<RenderPoint<N>>& p) {
+  if (!p.ok()) return status_text(p.status());
+  std::string out = "(";
+  for (std::size_t a = 0; a < N; ++a) {
+    absl::StrAppend(&out, a > 0 ? ", " : "", absl::StrFormat("%a", static_cast<double>(p->at[a])));
+  }
+  return absl::StrCat(out, ") at version ", p->version);
+}
+
+template <std::size_t N>
+absl::Status open_view(const TraceRecord& r, RebaseSession& s) {
+  CellIndex<N> origin{};
+  LWC_RETURN_IF_ERROR(read_cell<N>(r, "in", "origin", origin));
+  std::uint64_t version = 0;
+  if (r.has("in", "version")) {
+    LWC_ASSIGN_OR_RETURN(version, read_version(r, "in", "version"));
+  }
+  // The ranges of WorldGrid::create and ViewConfig (docs/rebase.md, Notation).
+  LWC_ASSIGN_OR_RETURN(const std::int64_t size, read_in_range(r, "cell_size", 1, std::int64_t{1} << 53));
+  LWC_ASSIGN_OR_RETURN(const std::int64_t threshold,
+                       read_in_range(r, "threshold_cells", 1, std::numeric_limits<std::int64_t>::max()));
+  LWC_ASSIGN_OR_RETURN(const std::int64_t radius, read_in_range(r, "barrier_radius", 0, 16));
+  LWC_ASSIGN_OR_RETURN(const std::int64_t d, read_in_range(r, "units_per_render_unit", 1, std::int64_t{1} << 20));
+  LWC_ASSIGN_OR_RETURN(const std::int64_t bubble, read_in_range(r, "bubble_units", 1, std::int64_t{1} << 44));
+  s.spec = contracts::RenderSpec{size, d, bubble};
+  s.dims = N;
+  if constexpr (N == 2) {
+    s.model2.emplace(size, threshold, radius, origin, version);
+  } else {
+    s.model3.emplace(size, threshold, radius, origin, version);
+  }
+  return absl::OkStatus();
+}
+
+// open: {"in": {"origin": [..] (2 or 3 cells), "version" (optional), "cell_size", "threshold_cells",
+//               "barrier_radius", "units_per_render_unit", "bubble_units"}}
+absl::Status on_open(const TraceRecord& r, contracts::Session& session, Judgement&) {
+  RebaseSession& s = state(session);
+  if (s.dims != 0) return absl::FailedPreconditionError("the session is already open");
+  std::vector<std::int64_t> origin;
+  LWC_RETURN_IF_ERROR(r.int64s("in", "origin", origin));
+  if (origin.size() == 2) return open_view<2>(r, s);
+  if (origin.size() == 3) return open_view<3>(r, s);
+  return absl::InvalidArgumentError(absl::StrCat("in.origin holds ", origin.size(), " cells, not 2 or 3"));
+}
+
+// Runs `f.template operator()<N>()` for the session's dimension; FailedPrecondition before "open".
+template <typename F>
+absl::Status with_view(RebaseSession& s, F&& f) {
+  if (s.dims == 2) return f.template operator()<2>();
+  if (s.dims == 3) return f.template operator()<3>();
+  return absl::FailedPreconditionError("the session's first event must be \"open\" (the view's configuration)");
+}
+
+// load / unload: {"in": {"cell": [..]}}
+absl::Status on_load(const TraceRecord& r, contracts::Session& session, Judgement&) {
+  RebaseSession& s = state(session);
+  return with_view(s, [&]<std::size_t N>() -> absl::Status {
+    CellIndex<N> c{};
+    LWC_RETURN_IF_ERROR(read_cell<N>(r, "in", "cell", c));
+    model<N>(s).load(c);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status on_unload(const TraceRecord& r, contracts::Session& session, Judgement&) {
+  RebaseSession& s = state(session);
+  return with_view(s, [&]<std::size_t N>() -> absl::Status {
+    CellIndex<N> c{};
+    LWC_RETURN_IF_ERROR(read_cell<N>(r, "in", "cell", c));
+    model<N>(s).unload(c);
+    return absl::OkStatus();
+  });
+}
+
+// A plan: {"from": [..], "target": [..], "version"} in `section`.
+template <std::size_t N>
+absl::Status read_plan(const TraceRecord& r, std::string_view section, RebasePlan<N>& plan) {
+  LWC_RETURN_IF_ERROR(read_cell<N>(r, section, "from", plan.from));
+  LWC_RETURN_IF_ERROR(read_cell<N>(r, section, "target", plan.target));
+  LWC_ASSIGN_OR_RETURN(plan.expected_version, read_version(r, section, "version"));
+  return absl::OkStatus();
+}
+
+template <std::size_t N>
+std::string plan_text(const absl::StatusOr<std::optional<RebasePlan<N>>>& p) {
+  if (!p.ok()) return status_text(p.status());
+  if (!p->has_value()) return "nothing";
+  return absl::StrCat("plan from ", cells_text<N>((*p)->from), " to ", cells_text<N>((*p)->target), " at version ",
+                      (*p)->expected_version);
+}
+
+// plan: {"in": {"cell", "offset"} (the observer), "out": {"none": true} | {"from", "target", "version"} |
+//        {"error": code}}
+absl::Status on_plan(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+  RebaseSession& s = state(session);
+  return with_view(s, [&]<std::size_t N>() -> absl::Status {
+    WorldPosition<N> observer;
+    LWC_RETURN_IF_ERROR(read_position<N>(r, observer));
+    absl::StatusOr<std::optional<RebasePlan<N>>> got = std::optional<RebasePlan<N>>();
+    const int forms = int{r.has("out", "error")} + int{r.has("out", "none")} + int{r.has("out", "target")};
+    if (forms != 1) {
+      return absl::InvalidArgumentError("out must hold exactly one of: an error, \"none\": true, a plan (from, target, version)");
+    }
+    if (r.has("out", "error")) {
+      LWC_ASSIGN_OR_RETURN(const std::string_view error, r.text("out", "error"));
+      got = absl::Status(status_code_of(error), "traced");
+    } else if (r.has("out", "none")) {
+      LWC_ASSIGN_OR_RETURN(const bool none, r.boolean("out", "none"));
+      if (!none) return absl::InvalidArgumentError("out.none is false: write the plan instead");
+    } else {
+      RebasePlan<N> plan;
+      LWC_RETURN_IF_ERROR(read_plan<N>(r, "out", plan));
+      got = std::optional<RebasePlan<N>>(plan);
+    }
+    const contracts::OriginModel<N>& m = model<N>(s);
+    j.verdict = m.check_plan(observer, got);
+    if (!j.verdict.ok()) {
+      j.input = absl::StrCat("observer ", position_text<N>(observer), " at origin ", cells_text<N>(m.origin()),
+                             " version ", m.version());
+      j.expected = plan_text<N>(m.expected_plan(observer));
+      j.got = plan_text<N>(got);
+    }
+    return absl::OkStatus();
+  });
+}
+
+// commit: {"in": {"from", "target", "version"} (the plan), "out": {"origin", "version"} | {"error": code}}
+absl::Status on_commit(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+  RebaseSession& s = state(session);
+  return with_view(s, [&]<std::size_t N>() -> absl::Status {
+    RebasePlan<N> plan;
+    LWC_RETURN_IF_ERROR(read_plan<N>(r, "in", plan));
+    absl::StatusOr<Rebased<N>> got = absl::UnknownError("unset");
+    if (r.has("out", "error")) {
+      if (r.has("out", "origin")) return absl::InvalidArgumentError("out has both an error and an origin");
+      LWC_ASSIGN_OR_RETURN(const std::string_view error, r.text("out", "error"));
+      got = absl::Status(status_code_of(error), "traced");
+    } else {
+      Rebased<N> rebased;
+      LWC_RETURN_IF_ERROR(read_cell<N>(r, "out", "origin", rebased.origin));
+      LWC_ASSIGN_OR_RETURN(rebased.version, read_version(r, "out", "version"));
+      got = rebased;
+    }
+    contracts::OriginModel<N>& m = model<N>(s);
+    const absl::StatusOr<Rebased<N>> want = m.expected_commit(plan);
+    const CellIndex<N> origin = m.origin();
+    const std::uint64_t version = m.version();
+    j.verdict = m.check_commit(plan, got);  // advances the model when the commit was due to succeed
+    if (!j.verdict.ok()) {
+      j.input = absl::StrCat("plan from ", cells_text<N>(plan.from), " to ", cells_text<N>(plan.target),
+                             " at version ", plan.expected_version, "; view at ", cells_text<N>(origin), " version ",
+                             version);
+      j.expected = want.ok() ? absl::StrCat("origin ", cells_text<N>(want->origin), " version ", want->version)
+                             : status_text(want.status());
+      j.got = got.ok() ? absl::StrCat("origin ", cells_text<N>(got->origin), " version ", got->version)
+                       : status_text(got.status());
+    }
+    return absl::OkStatus();
+  });
+}
+
+// to_render: {"in": {"cell", "offset"}, "out": {"at": [..], "version"} | {"error": code}}
+absl::Status on_to_render(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+  RebaseSession& s = state(session);
+  return with_view(s, [&]<std::size_t N>() -> absl::Status {
+    WorldPosition<N> p;
+    LWC_RETURN_IF_ERROR(read_position<N>(r, p));
+    absl::StatusOr<RenderPoint<N>> got = absl::UnknownError("unset");
+    LWC_RETURN_IF_ERROR(read_render<N>(r, got));
+    const contracts::OriginModel<N>& m = model<N>(s);
+    j.verdict = contracts::check_render<N>(s.spec, m.origin(), m.version(), p, got);
+    if (!j.verdict.ok()) {
+      j.input = absl::StrCat(position_text<N>(p), " at origin ", cells_text<N>(m.origin()), " version ", m.version());
+      j.expected = "the float nearest to ((cell - origin) * size + offset) / units_per_render_unit on every axis, "
+                   "inside the bubble; OutOfRange outside";
+      j.got = render_text<N>(got);
+    }
+    return absl::OkStatus();
+  });
+}
+
+// late: {"in": {"cell", "offset", "started_version", "placement": "relocatable" | "baked"},
+//        "out": {"at", "version"} | {"error": code}}
+absl::Status on_late(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+  RebaseSession& s = state(session);
+  return with_view(s, [&]<std::size_t N>() -> absl::Status {
+    LateResult<N> result;
+    LWC_RETURN_IF_ERROR(read_position<N>(r, result.anchor));
+    LWC_ASSIGN_OR_RETURN(result.started_version, read_version(r, "in", "started_version"));
+    LWC_ASSIGN_OR_RETURN(const std::string_view placement, r.text("in", "placement"));
+    if (placement == "relocatable") {
+      result.placement = LatePlacement::kRelocatable;
+    } else if (placement == "baked") {
+      result.placement = LatePlacement::kBakedLocal;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("in.placement = \"", absl::string_view(placement.data(), placement.size()),
+                                                     "\" is not \"relocatable\" or \"baked\""));
+    }
+    absl::StatusOr<RenderPoint<N>> got = absl::UnknownError("unset");
+    LWC_RETURN_IF_ERROR(read_render<N>(r, got));
+    const contracts::OriginModel<N>& m = model<N>(s);
+    j.verdict = contracts::check_late<N>(s.spec, m.origin(), m.version(), result, got);
+    if (!j.verdict.ok()) {
+      j.input = absl::StrCat(placement == "baked" ? "baked" : "relocatable", " result anchored at ",
+                             position_text<N>(result.anchor), ", started at version ", result.started_version,
+                             "; view at ", cells_text<N>(m.origin()), " version ", m.version());
+      j.expected = result.placement == LatePlacement::kBakedLocal && result.started_version != m.version()
+                       ? "error ABORTED (stale)"
+                       : "a fresh conversion of the anchor now";
+      j.got = render_text<N>(got);
+    }
+    return absl::OkStatus();
+  });
+}
+
+// view: {"out": {"origin", "version", "loaded": [[..], ...]}}
+absl::Status on_view(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+  RebaseSession& s = state(session);
+  return with_view(s, [&]<std::size_t N>() -> absl::Status {
+    CellIndex<N> origin{};
+    LWC_RETURN_IF_ERROR(read_cell<N>(r, "out", "origin", origin));
+    LWC_ASSIGN_OR_RETURN(const std::uint64_t version, read_version(r, "out", "version"));
+    std::vector<std::int64_t> flat;
+    LWC_RETURN_IF_ERROR(r.int64_tuples("out", "loaded", N, flat));
+    if (flat.size() / N > kMaxViewCells) {
+      return absl::ResourceExhaustedError(absl::StrCat("out.loaded lists more than ", kMaxViewCells, " cells"));
+    }
+    std::vector<CellIndex<N>> loaded(flat.size() / N);
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+      for (std::size_t a = 0; a < N; ++a) loaded[i][a] = flat[i * N + a];
+    }
+    const contracts::OriginModel<N>& m = model<N>(s);
+    j.verdict = m.check_view(origin, version, loaded);
+    if (!j.verdict.ok()) {
+      j.input = "the view's state";
+      j.expected = absl::StrCat("origin ", cells_text<N>(m.origin()), " version ", m.version(), ", ", m.loaded().size(),
+                                " loaded cells");
+      j.got = absl::StrCat("origin ", cells_text<N>(origin), " version ", version, ", ", loaded.size(), " loaded cells");
+    }
+    return absl::OkStatus();
+  });
+}
+
+// end: {} — the session ends; its model is released.
+absl::Status on_end(const TraceRecord&, contracts::Session& session, Judgement&) {
+  return with_view(state(session), []<std::size_t N>() -> absl::Status { return absl::OkStatus(); });
+}
+
+constexpr contracts::RecordKind kKinds[] = {
+    {"open", {}, nullptr, false, &on_open},
+    {"load", {}, nullptr, false, &on_load},
+    {"unload", {}, nullptr, false, &on_unload},
+    {"plan", kPlanClauses, nullptr, false, &on_plan, true},
+    {"commit", kCommitClauses, nullptr, false, &on_commit},
+    {"to_render", kRenderClauses, nullptr, false, &on_to_render, true},
+    {"late", kLateClauses, nullptr, false, &on_late, true},
+    {"view", kViewClauses, nullptr, false, &on_view, true},
+    {"end", {}, nullptr, false, &on_end},
+};
+
+}  // namespace
+
+const contracts::ContractAudit& rebase_audit() {
+  static constexpr contracts::ContractAudit kAudit = {"rebase", kClauses, kKinds, &open_session};
+  return kAudit;
+}
+
+}  // namespace lwc::internal

@@ -6,3 +6,5 @@ export module lwc;
 export import lwc.decompose;
 export import lwc.cover;
 export import lwc.rebase;
+export import lwc.broadphase;
+export import lwc.commit;

@@ -1,0 +1,286 @@
+// File: bench/broadphase_bench.cc
+//
+// find_pairs against three baselines on the same boxes, in one run: brute force (O(n^2), small inputs),
+// the seed's approach (a hash map of cell lists and a global pair set: lwc::contracts::seed_style_pairs),
+// and sort-and-sweep on x (written here). Every implementation validates its input and returns the pairs
+// in canonical order, so each figure is a whole call.
+//
+// Workloads (2D, fixed seeds): "uniform": n props with sides in [0.5, 2] m, uniformly placed at 4 m^2
+// per prop; "walls": the same with 1% of them replaced by walls 50-200x the mean prop size (62.5-250 m
+// long, 0.5-2 m thick, along x or y); "seed729": the seed's exhaustive set. Cell size 2 m (about the
+// largest prop). Counters: ns per box, ns per pair, the time split (validation, registration, pairing,
+// in ms, of the last call) and peak heap above the input during a call, output included, in MB.
+//
+// Goals (issue 4): uniform 100k and 1M: lwc >= 5x faster than the seed-style baseline and >= 4x faster
+// than sort-and-sweep; walls: >= 6x and >= 4x; lwc's time per pair on walls <= 1.5x its time per pair on
+// uniform boxes of the same count (group "per_pair", time measured per reported pair).
+#include <benchmark/benchmark.h>
+#include <malloc.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <new>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "bench_main.h"
+
+import lwc.broadphase;
+import lwc.contracts.broadphase;
+
+// Heap accounting for the peak-memory counter: every operator new of the process goes through here.
+namespace {
+std::atomic<std::int64_t> live_bytes{0};
+std::atomic<std::int64_t> peak_bytes{0};
+
+void* counted(void* p) {
+  if (p == nullptr) std::abort();
+  const auto n = static_cast<std::int64_t>(malloc_usable_size(p));
+  const std::int64_t now = live_bytes.fetch_add(n, std::memory_order_relaxed) + n;
+  std::int64_t peak = peak_bytes.load(std::memory_order_relaxed);
+  while (now > peak && !peak_bytes.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+  return p;
+}
+void uncounted(void* p) {
+  if (p == nullptr) return;
+  live_bytes.fetch_sub(static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
+  std::free(p);
+}
+}  // namespace
+
+void* operator new(std::size_t n) { return counted(std::malloc(n == 0 ? 1 : n)); }
+void* operator new[](std::size_t n) { return counted(std::malloc(n == 0 ? 1 : n)); }
+void* operator new(std::size_t n, std::align_val_t a) {
+  const auto align = static_cast<std::size_t>(a);
+  return counted(std::aligned_alloc(align, (n + align - 1) / align * align));
+}
+void* operator new[](std::size_t n, std::align_val_t a) { return operator new(n, a); }
+void operator delete(void* p) noexcept { uncounted(p); }
+void operator delete[](void* p) noexcept { uncounted(p); }
+void operator delete(void* p, std::size_t) noexcept { uncounted(p); }
+void operator delete[](void* p, std::size_t) noexcept { uncounted(p); }
+void operator delete(void* p, std::align_val_t) noexcept { uncounted(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { uncounted(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { uncounted(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { uncounted(p); }
+
+namespace {
+
+using lwc::Box2;
+using lwc::Pair;
+
+constexpr double kCellSize = 2.0;
+
+std::vector<Box2> make_uniform(std::size_t n, double wall_fraction, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const double side = std::sqrt(4.0 * static_cast<double>(n));
+  std::uniform_real_distribution<double> pos(0, side);
+  std::uniform_real_distribution<double> size(0.5, 2.0);
+  std::uniform_real_distribution<double> length(50 * 1.25, 200 * 1.25);
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::vector<Box2> boxes(n);
+  for (Box2& b : boxes) {
+    const double x = pos(rng);
+    const double y = pos(rng);
+    double w = size(rng);
+    double h = size(rng);
+    if (unit(rng) < wall_fraction) {
+      (unit(rng) < 0.5 ? w : h) = length(rng);
+    }
+    b = {{x, y}, {x + w, y + h}};
+  }
+  return boxes;
+}
+
+std::vector<Box2> make_seed729() {
+  std::vector<Box2> boxes;
+  for (int xi = -4; xi <= 4; ++xi) {
+    for (int yi = -4; yi <= 4; ++yi) {
+      for (int w = 0; w <= 2; ++w) {
+        for (int h = 0; h <= 2; ++h) boxes.push_back({{xi / 2.0, yi / 2.0}, {xi / 2.0 + w, yi / 2.0 + h}});
+      }
+    }
+  }
+  return boxes;
+}
+
+const std::vector<Box2>& workload(char kind, std::size_t n) {
+  static std::map<std::pair<char, std::size_t>, std::vector<Box2>> cache;
+  auto it = cache.find({kind, n});
+  if (it == cache.end()) {
+    std::vector<Box2> boxes = kind == 's' ? make_seed729() : make_uniform(n, kind == 'w' ? 0.01 : 0.0, 1000 + n);
+    it = cache.emplace(std::make_pair(kind, n), std::move(boxes)).first;
+  }
+  return it->second;
+}
+
+lwc::GridConfig grid_config() {
+  lwc::GridConfig c;
+  c.cell_size = kCellSize;
+  c.budgets.max_memberships = std::int64_t{1} << 30;
+  c.budgets.max_pairs = std::int64_t{1} << 30;
+  return c;
+}
+
+// Sort and sweep on x: sort the boxes by min x, then test each box against the following ones until their
+// min x passes its max x. The standard single-axis broad phase (Baraff 1992), validation included.
+absl::StatusOr<std::vector<Pair>> sort_and_sweep(std::span<const Box2> boxes) {
+  struct Entry {
+    double min_x, max_x, min_y, max_y;
+    std::uint32_t id;
+  };
+  std::vector<Entry> s(boxes.size());
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    if (absl::Status st = lwc::validate_box(boxes[i], i); !st.ok()) return st;
+    const Box2& b = boxes[i];
+    s[i] = {b.min[0], b.max[0], b.min[1], b.max[1], static_cast<std::uint32_t>(i)};
+  }
+  std::sort(s.begin(), s.end(), [](const Entry& a, const Entry& b) { return a.min_x < b.min_x; });
+  std::vector<Pair> out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const Entry& a = s[i];
+    for (std::size_t j = i + 1; j < s.size() && s[j].min_x <= a.max_x; ++j) {
+      const Entry& b = s[j];
+      if (a.min_y <= b.max_y && b.min_y <= a.max_y) out.push_back({std::min(a.id, b.id), std::max(a.id, b.id)});
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+enum class Impl { kLwc, kSeed, kSweep, kBrute };
+
+void run(benchmark::State& state, char kind, Impl impl) {
+  const std::vector<Box2>& boxes = workload(kind, static_cast<std::size_t>(state.range(0)));
+  const lwc::GridConfig config = grid_config();
+  std::size_t pairs = 0;
+  std::int64_t total_ns = 0;
+  std::int64_t peak = 0;
+  lwc::Stats stats;
+  for (auto _ : state) {
+    const std::int64_t base = live_bytes.load();
+    peak_bytes.store(base);
+    const auto start = std::chrono::steady_clock::now();
+    switch (impl) {
+      case Impl::kLwc: {
+        absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(boxes, config);
+        if (!r.ok()) state.SkipWithError(std::string(r.status().message()).c_str());
+        pairs = r.ok() ? r->pairs.size() : 0;
+        if (r.ok()) stats = r->stats;
+        benchmark::DoNotOptimize(r);
+        break;
+      }
+      case Impl::kSeed: {
+        absl::StatusOr<lwc::contracts::SeedStyleResult> r =
+            lwc::contracts::seed_style_pairs(boxes, kCellSize, config.budgets);
+        if (!r.ok()) state.SkipWithError(std::string(r.status().message()).c_str());
+        pairs = r.ok() ? r->pairs.size() : 0;
+        benchmark::DoNotOptimize(r);
+        break;
+      }
+      case Impl::kSweep: {
+        absl::StatusOr<std::vector<Pair>> r = sort_and_sweep(boxes);
+        pairs = r.ok() ? r->size() : 0;
+        benchmark::DoNotOptimize(r);
+        break;
+      }
+      case Impl::kBrute: {
+        std::vector<Pair> r = lwc::contracts::brute_force_pairs(boxes);
+        pairs = r.size();
+        benchmark::DoNotOptimize(r);
+        break;
+      }
+    }
+    const std::int64_t ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    total_ns += ns;
+    peak = std::max(peak, peak_bytes.load() - base);
+  }
+  const double calls = static_cast<double>(state.iterations());
+  state.counters["ns_per_box"] = static_cast<double>(total_ns) / calls / static_cast<double>(boxes.size());
+  state.counters["ns_per_pair"] = static_cast<double>(total_ns) / calls / static_cast<double>(std::max<std::size_t>(pairs, 1));
+  state.counters["pairs"] = static_cast<double>(pairs);
+  state.counters["peak_MB"] = static_cast<double>(peak) / 1e6;
+  state.counters["input_MB"] = static_cast<double>(boxes.size() * sizeof(Box2)) / 1e6;
+  if (impl == Impl::kLwc) {
+    state.counters["memberships"] = static_cast<double>(stats.memberships);
+    state.counters["validation_ms"] = static_cast<double>(stats.validation_ns) / 1e6;
+    state.counters["registration_ms"] = static_cast<double>(stats.registration_ns) / 1e6;
+    state.counters["pairing_ms"] = static_cast<double>(stats.pairing_ns) / 1e6;
+  }
+}
+
+// lwc's time per reported pair, as the benchmark's time: the ratio of "per_pair" medians is then the
+// ratio of per-pair times between the walls and the uniform workload.
+void per_pair(benchmark::State& state, char kind) {
+  const std::vector<Box2>& boxes = workload(kind, static_cast<std::size_t>(state.range(0)));
+  const lwc::GridConfig config = grid_config();
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(boxes, config);
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    if (!r.ok() || r->pairs.empty()) {
+      state.SkipWithError("no pairs");
+      break;
+    }
+    state.SetIterationTime(elapsed.count() / static_cast<double>(r->pairs.size()));
+    benchmark::DoNotOptimize(r);
+  }
+}
+
+const bool registered = [] {
+  struct Size {
+    std::int64_t n;
+    int repetitions;  // for lwc; 0: the default (9)
+  };
+  for (const char kind : {'u', 'w'}) {
+    const char* group = kind == 'u' ? "uniform" : "walls";
+    for (const Size s : {Size{10'000, 0}, Size{100'000, 0}, Size{1'000'000, 3}}) {
+      const auto add = [&](const char* impl, Impl which) {
+        benchmark::internal::Benchmark* b =
+            benchmark::RegisterBenchmark((std::string(group) + "." + impl).c_str(), run, kind, which)
+                ->Arg(s.n)
+                ->Unit(benchmark::kMillisecond);
+        // 1M: one call per repetition; the baselines take seconds each, so they get two.
+        if (s.repetitions > 0) b->Repetitions(which == Impl::kLwc ? s.repetitions : 2)->Iterations(1);
+      };
+      add("lwc", Impl::kLwc);
+      add("baseline_seed", Impl::kSeed);
+      add("baseline_sweep", Impl::kSweep);
+      if (s.n <= 10'000) add("baseline_brute", Impl::kBrute);
+    }
+  }
+  // Manual time is per pair (~1 us), so the iteration count is fixed: Google Benchmark would otherwise
+  // run calls until a whole second of per-pair time had accumulated.
+  for (const std::int64_t n : {100'000, 1'000'000}) {
+    for (const auto& [name, kind] : {std::pair{"per_pair.lwc_walls", 'w'}, std::pair{"per_pair.baseline_lwc_uniform", 'u'}}) {
+      benchmark::RegisterBenchmark(name, per_pair, kind)
+          ->Arg(n)
+          ->UseManualTime()
+          ->Unit(benchmark::kNanosecond)
+          ->Iterations(n >= 1'000'000 ? 2 : 10)
+          ->Repetitions(n >= 1'000'000 ? 3 : 9);
+    }
+  }
+  for (const auto& [impl, which] : {std::pair{"lwc", Impl::kLwc}, std::pair{"baseline_seed", Impl::kSeed},
+                                    std::pair{"baseline_sweep", Impl::kSweep}, std::pair{"baseline_brute", Impl::kBrute}}) {
+    benchmark::RegisterBenchmark((std::string("seed729.") + impl).c_str(), run, 's', which)->Arg(729)->Unit(benchmark::kMicrosecond);
+  }
+  lwc::bench::goal("uniform", "lwc", "baseline_seed", 1.0 / 5);
+  lwc::bench::goal("uniform", "lwc", "baseline_sweep", 1.0 / 4);
+  lwc::bench::goal("walls", "lwc", "baseline_seed", 1.0 / 6);
+  lwc::bench::goal("walls", "lwc", "baseline_sweep", 1.0 / 4);
+  lwc::bench::goal("per_pair", "lwc_walls", "baseline_lwc_uniform", 1.5);
+  return true;
+}();
+
+}  // namespace

@@ -1,0 +1,149 @@
+// File: fuzz/broadphase_fuzzer.cc
+//
+// libFuzzer target for lwc.broadphase. The input is a small header (dimension, oversize policy, cell
+// size, three budgets) and then boxes, each coordinate either 8 raw bytes (every double: NaN payloads,
+// infinities, subnormals, DBL_MAX) or a cell boundary k * h / 2 moved by up to 3 ulps (where overlaps,
+// shared edges and rounding traps live). Every call is judged by lwc.contracts.broadphase, whose
+// brute-force oracle decides the pairs, the error code and the stats; a violation traps.
+//
+// lwc-clauses: B1 B2 B3 B4 B5 B6 B7 B8 B9 B10 B11 B12
+// (B1-B4, B6, B7, B11, B12: check_find_pairs on every call; B5: check_same_pairs at a second cell size and
+// policy; B8: check_placement and check_covers per box; B9: check_reference_cell on overlapping boxes;
+// B10: check_query on a fuzzed probe.)
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+import lwc.decompose;
+import lwc.broadphase;
+import lwc.contracts.broadphase;
+
+namespace {
+
+void require(const absl::Status& status) {
+  if (status.ok()) return;
+  std::fprintf(stderr, "contract violated: %s\n", std::string(status.message()).c_str());
+  __builtin_trap();
+}
+
+double raw_double(FuzzedDataProvider& in) {
+  const std::vector<std::uint8_t> bytes = in.ConsumeBytes<std::uint8_t>(8);
+  std::uint64_t w = 0;
+  if (!bytes.empty()) std::memcpy(&w, bytes.data(), bytes.size());
+  return std::bit_cast<double>(w);
+}
+
+double coordinate(FuzzedDataProvider& in, double h) {
+  const auto control = in.ConsumeIntegral<std::uint8_t>();
+  if (control < 64) return raw_double(in);
+  const auto k = in.ConsumeIntegral<std::int8_t>();
+  double v = k * h / 2;
+  if (!std::isfinite(v)) v = k;
+  const int steps = control % 7 - 3;
+  for (int i = 0; i < std::abs(steps); ++i) {
+    v = std::nextafter(v, steps > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity());
+  }
+  return v;
+}
+
+template <std::size_t D>
+lwc::Box<D> box(FuzzedDataProvider& in, double h) {
+  lwc::Box<D> b{};
+  for (std::size_t k = 0; k < D; ++k) {
+    b.min[k] = coordinate(in, h);
+    b.max[k] = coordinate(in, h);
+  }
+  return b;
+}
+
+template <std::size_t D>
+void run(FuzzedDataProvider& in, std::uint8_t mode) {
+  constexpr std::array<double, 6> kSizes = {0.5, 1.0, 2.0, 3.0, 0.1, 1.0 / 3.0};
+  const double h = (mode & 4) != 0 ? raw_double(in) : kSizes[in.ConsumeIntegral<std::uint8_t>() % kSizes.size()];
+  lwc::GridConfig config;
+  config.cell_size = h;
+  config.oversize = (mode & 2) != 0 ? lwc::Oversize::kCoarserLevels : lwc::Oversize::kReject;
+  config.budgets.max_cells_per_box = in.ConsumeIntegralInRange<std::int64_t>(-1, 5000);
+  config.budgets.max_memberships = in.ConsumeIntegralInRange<std::int64_t>(-1, 20000);
+  config.budgets.max_pairs = in.ConsumeIntegralInRange<std::int64_t>(-1, 2000);
+  const double h2 = (mode & 8) != 0 ? h * 2 : kSizes[mode % kSizes.size()];
+  const lwc::Box<D> probe = box<D>(in, h);
+  std::vector<lwc::Box<D>> boxes;
+  while (in.remaining_bytes() > 0 && boxes.size() < 40) boxes.push_back(box<D>(in, h));
+  const std::span<const lwc::Box<D>> view(boxes);
+
+  const absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(view, config);
+  require(lwc::contracts::check_find_pairs(view, config, r));  // B1-B4 B6 B7 B11 B12
+
+  lwc::GridConfig other = config;
+  other.cell_size = h2;
+  other.oversize = config.oversize == lwc::Oversize::kReject ? lwc::Oversize::kCoarserLevels : lwc::Oversize::kReject;
+  if (other.oversize == lwc::Oversize::kCoarserLevels && other.budgets.max_cells_per_box < 64) {
+    other.budgets.max_cells_per_box = 64;
+  }
+  const absl::StatusOr<lwc::PairsResult> r2 = lwc::find_pairs(view, other);
+  require(lwc::contracts::check_find_pairs(view, other, r2));
+  if (r.ok() && r2.ok()) require(lwc::contracts::check_same_pairs(h, r->pairs, h2, r2->pairs));  // B5
+
+  const absl::StatusOr<lwc::GridSpec<D>> spec = lwc::GridSpec<D>::create(config);
+  if (spec.ok()) {
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      const absl::StatusOr<lwc::Placement<D>> where = spec->place(boxes[i], i);
+      require(lwc::contracts::check_placement<D>(boxes[i], config, where));  // B8 B11
+      if (where.ok() && where->level == 0) {
+        require(lwc::contracts::check_covers<D>(boxes[i], h, where->cells, boxes[i].min));  // B8
+        require(lwc::contracts::check_covers<D>(boxes[i], h, where->cells, boxes[i].max));
+      }
+    }
+    const absl::StatusOr<lwc::CellSize> size = lwc::CellSize::create(h);
+    for (std::size_t i = 0; i + 1 < boxes.size() && i < 8; ++i) {
+      if (!lwc::validate_box(boxes[i], i).ok() || !lwc::validate_box(boxes[i + 1], i + 1).ok()) continue;
+      const absl::StatusOr<lwc::CellRange<D>> ra = lwc::cell_range(boxes[i], *size);
+      const absl::StatusOr<lwc::CellRange<D>> rb = lwc::cell_range(boxes[i + 1], *size);
+      if (ra.ok() && rb.ok()) {
+        require(lwc::contracts::check_reference_cell<D>(boxes[i], boxes[i + 1], h, *ra, *rb));  // B9
+      }
+    }
+  }
+  std::vector<lwc::Box<D>> owned = boxes;
+  const absl::StatusOr<lwc::Grid<D>> grid = lwc::Grid<D>::build(std::move(owned), config);
+  if (grid.ok()) {
+    const absl::StatusOr<std::vector<std::uint32_t>> hits = grid->query(probe);
+    if (hits.ok()) {
+      require(lwc::contracts::check_query<D>(view, probe, *hits));  // B10
+    } else if (lwc::validate_box(probe, 0).ok()) {
+      require(absl::InternalError("B10 query: a valid probe was refused"));
+    }
+    const absl::StatusOr<lwc::PairsResult> again = grid->pairs();
+    if (r.ok()) {
+      if (!again.ok()) require(absl::InternalError("B5 cell-size independence: Grid::pairs failed where find_pairs did not"));
+      require(lwc::contracts::check_same_pairs(h, r->pairs, h, again->pairs));
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  FuzzedDataProvider in(data, size);
+  const auto mode = in.ConsumeIntegral<std::uint8_t>();
+  if ((mode & 1) != 0) {
+    run<3>(in, mode);
+  } else {
+    run<2>(in, mode);
+  }
+  return 0;
+}

@@ -1,0 +1,1042 @@
+// File: modules/broadphase.cppm         Module: lwc.broadphase
+//
+// Broad phase on a uniform grid: every overlapping pair of closed axis-aligned boxes, each exactly once,
+// in canonical order, without a global pair set. Boxes are registered in every cell from cell_of(min) to
+// cell_of(max) (lwc.decompose, exact and monotone); memberships are sorted by (cell, box), and a pair is
+// reported only from its reference cell, the cell of the lower corner of the two boxes' intersection.
+// Oversized boxes are either refused or placed on coarser levels of the same grid, with cross-level
+// probes that keep every pair.
+// Spec: docs/broadphase.md (clauses B1-B12). Checker and oracle: lwc.contracts.broadphase.
+module;
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <ostream>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "absl/numeric/int128.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lwc/check.h"
+export module lwc.broadphase;
+
+import lwc.decompose;
+
+export namespace lwc {
+
+// Box
+//
+// A closed axis-aligned box [min, max] of doubles in D = 2 or 3 dimensions. Touching boxes overlap;
+// min == max on an axis (a zero-area box, a point) is valid. Validity (finite, min <= max) is checked
+// by every entry point, not by the type, so that an engine can hand over its own arrays unchanged.
+template <std::size_t D>
+  requires(D == 2 || D == 3)
+struct Box {
+  std::array<double, D> min;
+  std::array<double, D> max;
+
+  friend std::ostream& operator<<(std::ostream& os, const Box& b) {
+    os << std::hexfloat << "[";
+    for (std::size_t k = 0; k < D; ++k) os << (k ? ", " : "") << b.min[k] << ".." << b.max[k];
+    return os << "]" << std::defaultfloat;
+  }
+};
+using Box2 = Box<2>;
+using Box3 = Box<3>;
+
+// overlaps()
+//
+// True iff the closed boxes share a point: min_a <= max_b and min_b <= max_a on every axis.
+template <std::size_t D>
+[[nodiscard]] constexpr bool overlaps(const Box<D>& a, const Box<D>& b) noexcept {
+  for (std::size_t k = 0; k < D; ++k) {
+    if (!(a.min[k] <= b.max[k] && b.min[k] <= a.max[k])) return false;
+  }
+  return true;
+}
+
+// Pair
+//
+// Two box indices into the input span, a < b. Pairs order lexicographically (the canonical order).
+struct Pair {
+  std::uint32_t a;
+  std::uint32_t b;
+
+  friend constexpr bool operator==(const Pair&, const Pair&) noexcept = default;
+  friend constexpr auto operator<=>(const Pair&, const Pair&) noexcept = default;
+  friend std::ostream& operator<<(std::ostream& os, const Pair& p) {
+    return os << "(" << p.a << ", " << p.b << ")";
+  }
+};
+
+// CellRange
+//
+// The cells a box is registered in: every cell c with lo[k] <= c[k] <= hi[k] on every axis k.
+template <std::size_t D>
+struct CellRange {
+  std::array<std::int64_t, D> lo;
+  std::array<std::int64_t, D> hi;
+
+  friend constexpr bool operator==(const CellRange&, const CellRange&) noexcept = default;
+};
+
+// Oversize
+//
+// What happens to a box that spans more than `max_cells_per_box` cells, or whose cells are not int64:
+// kReject refuses the whole call (ResourceExhausted or OutOfRange); kCoarserLevels places the box on
+// the finest level of cell size h * 2^k where it fits, and pairs it with finer boxes by probing (B11).
+enum class Oversize { kReject, kCoarserLevels };
+
+// Budgets
+//
+// Limits checked before anything proportional to them is allocated (B7). Exactly at a budget is allowed.
+struct Budgets {
+  std::int64_t max_cells_per_box = 4096;       // at least 1; at least 4^D under kCoarserLevels
+  std::int64_t max_memberships = std::int64_t{1} << 26;  // total (box, cell) registrations, >= 0
+  std::int64_t max_pairs = std::int64_t{1} << 26;        // reported pairs, >= 0
+};
+
+// GridConfig
+//
+// The cell size h (finite, > 0), the budgets and the oversize policy. Validated by GridSpec::create.
+struct GridConfig {
+  double cell_size = 1.0;
+  Budgets budgets{};
+  Oversize oversize = Oversize::kReject;
+};
+
+// Stats
+//
+// Exact counts (B12) and the time split of one call. A "visit" is one (pair, shared cell) incidence met
+// while pairing; a "candidate" is a pair met in its reference cell, i.e. a distinct pair sharing a cell.
+struct Stats {
+  std::int64_t boxes = 0;
+  std::int64_t memberships = 0;      // sum over boxes of the cells at the box's level
+  std::int64_t occupied_cells = 0;   // distinct (level, cell) with at least one box
+  std::int64_t pair_visits = 0;      // sum over shared cells of every candidate pair
+  std::int64_t unique_candidates = 0;
+  std::int64_t pairs = 0;
+  std::int64_t levels = 0;           // levels holding at least one box
+  std::int64_t coarse_boxes = 0;     // boxes above level 0 (kCoarserLevels only)
+  std::int64_t validation_ns = 0;
+  std::int64_t registration_ns = 0;
+  std::int64_t pairing_ns = 0;
+};
+
+// PairsResult
+//
+// The pairs in canonical order (B1-B4) and the stats of the call that found them.
+struct PairsResult {
+  std::vector<Pair> pairs;
+  Stats stats;
+};
+
+// Placement
+//
+// Where one box lives: its level (0 is cell size h; level k has cell size h * 2^k), its cells there, and
+// how many there are.
+template <std::size_t D>
+struct Placement {
+  int level = 0;
+  CellRange<D> cells{};
+  std::int64_t cell_count = 0;
+};
+
+// validate_box()
+//
+// OK iff every bound is finite and min <= max on every axis; otherwise InvalidArgument naming `index`
+// and the axis (B6). Exposed for a persistent grid that validates boxes one at a time.
+template <std::size_t D>
+[[nodiscard]] absl::Status validate_box(const Box<D>& box, std::size_t index) {
+  for (std::size_t k = 0; k < D; ++k) {
+    if (!std::isfinite(box.min[k]) || !std::isfinite(box.max[k])) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "box %d: bound on axis %d is not finite (min %a, max %a) (B6)", index, k, box.min[k], box.max[k]));
+    }
+  }
+  for (std::size_t k = 0; k < D; ++k) {
+    if (!(box.min[k] <= box.max[k])) {
+      return absl::InvalidArgumentError(absl::StrFormat("box %d: min %a > max %a on axis %d (B6)", index,
+                                                        box.min[k], box.max[k], k));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// cell_range()
+//
+// The cells of a valid box at cell size h: lo = cell_of(min), hi = cell_of(max) on every axis, both
+// inclusive (B8). OutOfRange when a cell is not an int64; InvalidArgument for a non-finite bound.
+template <std::size_t D>
+[[nodiscard]] absl::StatusOr<CellRange<D>> cell_range(const Box<D>& box, CellSize h) {
+  CellRange<D> r{};
+  for (std::size_t k = 0; k < D; ++k) {
+    absl::StatusOr<std::int64_t> lo = cell_of(box.min[k], h);
+    if (!lo.ok()) return lo.status();
+    absl::StatusOr<std::int64_t> hi = cell_of(box.max[k], h);
+    if (!hi.ok()) return hi.status();
+    r.lo[k] = *lo;
+    r.hi[k] = *hi;
+  }
+  return r;
+}
+
+// cell_count()
+//
+// The number of cells in `r` (hi >= lo on every axis), saturated at 2^64: exact whenever it can be
+// compared with an int64 budget. Every axis has at most 2^64 cells; the product saturates instead of
+// wrapping.
+template <std::size_t D>
+[[nodiscard]] constexpr absl::uint128 cell_count(const CellRange<D>& r) noexcept {
+  constexpr absl::uint128 kSaturated = absl::uint128(1) << 64;
+  absl::uint128 product = 1;
+  for (std::size_t k = 0; k < D; ++k) {
+    const auto axis = static_cast<absl::uint128>(absl::int128(r.hi[k]) - absl::int128(r.lo[k]) + 1);
+    product = axis > kSaturated / product ? kSaturated : std::min(product * axis, kSaturated);
+  }
+  return product;
+}
+
+}  // namespace lwc
+
+namespace lwc::internal {
+
+using Clock = std::chrono::steady_clock;
+
+[[nodiscard]] inline std::int64_t nanoseconds_since(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+}
+
+// The highest level whose cell size h * 2^k is finite.
+[[nodiscard]] inline int top_level(double h) {
+  return std::ilogb(std::numeric_limits<double>::max()) - std::ilogb(h);
+}
+
+[[nodiscard]] inline double level_cell_size(double h, int level) { return std::ldexp(h, level); }
+
+}  // namespace lwc::internal
+
+export namespace lwc {
+
+// GridSpec
+//
+// A validated GridConfig: h finite and positive, budgets in range. Creating one is the only way to get
+// one, so `place` and the grid need no config errors of their own.
+//
+// Example:
+//   absl::StatusOr<lwc::GridSpec<2>> spec = lwc::GridSpec<2>::create({.cell_size = 2.0});
+//   if (!spec.ok()) return spec.status();
+//   absl::StatusOr<lwc::Placement<2>> where = spec->place(box, 7);
+template <std::size_t D>
+  requires(D == 2 || D == 3)
+class GridSpec {
+ public:
+  // create()
+  //
+  // InvalidArgument when the cell size is not finite and positive, a budget is negative,
+  // max_cells_per_box < 1, or (kCoarserLevels) max_cells_per_box < 4^D: with fewer, a box straddling a
+  // cell corner would fit no level (B11).
+  [[nodiscard]] static absl::StatusOr<GridSpec> create(const GridConfig& config) {
+    absl::StatusOr<CellSize> h = CellSize::create(config.cell_size);
+    if (!h.ok()) return absl::InvalidArgumentError(absl::StrCat(h.status().message(), " (B6)"));
+    const Budgets& b = config.budgets;
+    if (b.max_cells_per_box < 1 || b.max_memberships < 0 || b.max_pairs < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "budgets must be max_cells_per_box >= 1, max_memberships >= 0, max_pairs >= 0; got ",
+          b.max_cells_per_box, ", ", b.max_memberships, ", ", b.max_pairs, " (B6)"));
+    }
+    if (config.oversize == Oversize::kCoarserLevels && b.max_cells_per_box < kCornerCells) {
+      return absl::InvalidArgumentError(absl::StrCat("kCoarserLevels needs max_cells_per_box >= ", kCornerCells,
+                                                     " (4^D), got ", b.max_cells_per_box, " (B11)"));
+    }
+    return GridSpec(config, *h);
+  }
+
+  [[nodiscard]] const GridConfig& config() const noexcept { return config_; }
+  [[nodiscard]] CellSize cell_size() const noexcept { return h_; }
+
+  // place()
+  //
+  // Validates `box` (InvalidArgument naming `index`) and finds its level and cells. kReject: level 0,
+  // OutOfRange when a cell is not an int64, ResourceExhausted when it spans more than max_cells_per_box
+  // cells (decided from the span alone, in constant time). kCoarserLevels: the smallest level k >= 0 at
+  // which its cells are int64 and at most max_cells_per_box (B11); every valid box has one.
+  [[nodiscard]] absl::StatusOr<Placement<D>> place(const Box<D>& box, std::size_t index) const {
+    if (absl::Status s = validate_box(box, index); !s.ok()) return s;
+    const std::int64_t budget = config_.budgets.max_cells_per_box;
+    absl::StatusOr<CellRange<D>> base = cell_range(box, h_);
+    if (base.ok()) {
+      const absl::uint128 count = cell_count(*base);
+      if (count <= budget) return Placement<D>{0, *base, static_cast<std::int64_t>(count)};
+      if (config_.oversize == Oversize::kReject) {
+        return absl::ResourceExhaustedError(absl::StrFormat(
+            "box %d: spans more than max_cells_per_box = %d cells at cell size %a (B7)", index, budget,
+            h_.value()));
+      }
+    } else if (config_.oversize == Oversize::kReject) {
+      return absl::OutOfRangeError(
+          absl::StrCat("box ", index, ": ", base.status().message(), " (B6)"));
+    }
+    return place_coarse(box, index);
+  }
+
+ private:
+  static constexpr std::int64_t kCornerCells = D == 2 ? 16 : 64;
+
+  GridSpec(const GridConfig& config, CellSize h) : config_(config), h_(h) {}
+
+  // The level search for kCoarserLevels. "Fits at level k" is monotone in k (docs B11: a cell at 2h is
+  // the floor of half the cell at h), so it starts from a lower bound read off the exponents and steps up.
+  [[nodiscard]] absl::StatusOr<Placement<D>> place_coarse(const Box<D>& box, std::size_t index) const {
+    const double h = h_.value();
+    const std::int64_t budget = config_.budgets.max_cells_per_box;
+    // Lower bound: the widest axis has more than extent / h_k cells, and a coordinate v needs
+    // |v| / h_k <= 2^63. Both are compared through binary exponents, rounding toward smaller k.
+    int start = 0;
+    const int budget_bits = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(budget)));
+    for (std::size_t k = 0; k < D; ++k) {
+      const double extent = box.max[k] - box.min[k];  // may round up to +inf: then ilogb is INT_MAX
+      if (extent > 0 && std::isfinite(extent)) {
+        start = std::max(start, std::ilogb(extent) - std::ilogb(h) - 1 - budget_bits);
+      }
+      for (const double v : {box.min[k], box.max[k]}) {
+        if (v != 0) start = std::max(start, std::ilogb(v) - std::ilogb(h) - 1 - 63);
+      }
+    }
+    const int top = internal::top_level(h);
+    for (int level = start; level <= top; ++level) {
+      absl::StatusOr<CellSize> hk = CellSize::create(internal::level_cell_size(h, level));
+      if (!hk.ok()) break;
+      absl::StatusOr<CellRange<D>> r = cell_range(box, *hk);
+      if (!r.ok()) continue;
+      const absl::uint128 count = cell_count(*r);
+      if (count <= budget) return Placement<D>{level, *r, static_cast<std::int64_t>(count)};
+    }
+    // Unreachable for a valid spec (B11: at the top level every finite box spans at most 4 cells per
+    // axis), kept as an error rather than a check so that a broken invariant cannot corrupt a caller.
+    return absl::ResourceExhaustedError(absl::StrFormat("box %d: fits no level (B11)", index));
+  }
+
+  GridConfig config_;
+  CellSize h_;
+};
+
+}  // namespace lwc
+
+namespace lwc::internal {
+
+// One level of the grid: its boxes' (cell, box) memberships sorted by cell, then box.
+//
+// Packed form (the common case): one uint64 per membership, [cell key | box id | D start flags], where
+// the key linearises the cell relative to the level's lowest cell with x fastest, so the words sort by
+// (z, y, x, id) and a row of cells along x is contiguous. Start flag k is set when the cell is the box's
+// first cell on axis k: then the reference cell of two boxes sharing cell c, max(lo_a, lo_b) per axis,
+// equals c exactly when, on every axis, one of the two boxes starts there (B9).
+// Wide form, when the key, id and flags do not fit 64 bits (a world spanning more than ~2^40 cells):
+// the same order on explicit coordinates.
+template <std::size_t D>
+struct Level {
+  int level = 0;
+  CellSize size = *CellSize::create(1.0);  // h * 2^level
+  std::array<std::int64_t, D> origin{};  // lowest cell on each axis
+  std::array<std::int64_t, D> top{};     // highest cell on each axis
+  std::array<std::uint64_t, D> stride{};  // key = sum (c[k] - origin[k]) * stride[k]
+  bool packed = true;
+  int id_bits = 0;
+  int key_shift = 0;
+  int key_bits = 0;
+  std::vector<std::uint64_t> words;  // packed form
+  struct Wide {
+    std::array<std::int64_t, D> reversed;  // (z, y, x): lexicographic order puts rows along x together
+    std::uint32_t id;
+    std::uint32_t flags;
+    friend bool operator<(const Wide& a, const Wide& b) {
+      return a.reversed != b.reversed ? a.reversed < b.reversed : a.id < b.id;
+    }
+  };
+  std::vector<Wide> wide;       // wide form
+  std::vector<std::uint32_t> residents;  // boxes on this level, ascending
+  Box<D> bounds{};              // union of the residents' boxes
+  std::int64_t occupied = 0;
+
+  [[nodiscard]] std::size_t count() const { return packed ? words.size() : wide.size(); }
+};
+
+// The work counters of a pairing or probing pass.
+struct Counters {
+  std::int64_t visits = 0;
+  std::int64_t candidates = 0;
+};
+
+template <std::size_t D>
+constexpr std::uint32_t all_flags() {
+  return (std::uint32_t{1} << D) - 1;
+}
+
+// LSD radix sort of `a` by bits [shift, shift + bits) of each word; stable, so equal keys keep their
+// input order (ascending box ids). At most 11 bits per pass (2048 buckets stay in L1); a pass whose digit
+// is the same for every word is skipped.
+inline void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& scratch, int shift, int bits) {
+  if (bits <= 0 || a.size() < 2) return;
+  const int passes = (bits + 10) / 11;
+  const int digit = (bits + passes - 1) / passes;
+  const std::size_t buckets = std::size_t{1} << digit;
+  const std::uint64_t mask = buckets - 1;
+  std::vector<std::size_t> counts(buckets * static_cast<std::size_t>(passes), 0);
+  for (const std::uint64_t w : a) {
+    for (int p = 0; p < passes; ++p) {
+      ++counts[static_cast<std::size_t>(p) * buckets + ((w >> (shift + p * digit)) & mask)];
+    }
+  }
+  scratch.resize(a.size());
+  for (int p = 0; p < passes; ++p) {
+    std::size_t* c = counts.data() + static_cast<std::size_t>(p) * buckets;
+    const int s = shift + p * digit;
+    if (c[(a[0] >> s) & mask] == a.size()) continue;  // every word has the same digit
+    std::size_t sum = 0;
+    for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(c[i], sum);
+    for (const std::uint64_t w : a) scratch[c[(w >> s) & mask]++] = w;
+    a.swap(scratch);
+  }
+}
+
+// Key layout of a level from its cell bounds: packed iff the key, the id and D flags fit 64 bits.
+template <std::size_t D>
+void plan_keys(Level<D>& level, std::size_t box_count) {
+  level.id_bits = static_cast<int>(std::bit_width(box_count > 1 ? box_count - 1 : std::size_t{1}));
+  absl::uint128 cells = 1;
+  bool fits = true;
+  for (std::size_t k = 0; k < D; ++k) {
+    const absl::uint128 span =
+        static_cast<absl::uint128>(absl::int128(level.top[k]) - absl::int128(level.origin[k]) + 1);
+    if (!fits) break;
+    level.stride[k] = static_cast<std::uint64_t>(cells);
+    cells *= span;  // both factors <= 2^64, so no wrap
+    if (cells > absl::uint128(std::numeric_limits<std::uint64_t>::max())) fits = false;
+  }
+  level.key_shift = level.id_bits + static_cast<int>(D);
+  if (fits) {
+    const auto max_key = static_cast<std::uint64_t>(cells - 1);
+    level.key_bits = static_cast<int>(std::bit_width(max_key));
+    fits = level.key_bits + level.key_shift <= 64;
+  }
+  level.packed = fits;
+}
+
+// Calls emit(cell, flags) for every cell of `r`, x fastest, with the start flags of the cell.
+template <std::size_t D, typename Emit>
+inline void for_each_cell(const CellRange<D>& r, Emit&& emit) {
+  std::array<std::int64_t, D> c = r.lo;
+  for (;;) {
+    std::uint32_t outer = 0;
+    for (std::size_t k = 1; k < D; ++k) outer |= static_cast<std::uint32_t>(c[k] == r.lo[k]) << k;
+    for (std::int64_t x = r.lo[0];; ++x) {
+      c[0] = x;
+      emit(c, outer | static_cast<std::uint32_t>(x == r.lo[0]));
+      if (x == r.hi[0]) break;
+    }
+    std::size_t k = 1;
+    for (; k < D; ++k) {
+      if (c[k] != r.hi[k]) {
+        ++c[k];
+        break;
+      }
+      c[k] = r.lo[k];
+    }
+    if (k == D) return;
+  }
+}
+
+// Appends the memberships of one box to its level, in the level's form.
+template <std::size_t D>
+inline void register_box(Level<D>& level, std::uint32_t id, const CellRange<D>& r) {
+  if (level.packed) {
+    const std::uint64_t tag = static_cast<std::uint64_t>(id) << D;
+    for_each_cell<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t flags) {
+      std::uint64_t key = 0;
+      for (std::size_t k = 0; k < D; ++k) key += static_cast<std::uint64_t>(c[k] - level.origin[k]) * level.stride[k];
+      level.words.push_back((key << level.key_shift) | tag | flags);
+    });
+  } else {
+    for_each_cell<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t flags) {
+      typename Level<D>::Wide w{};
+      for (std::size_t k = 0; k < D; ++k) w.reversed[static_cast<std::size_t>(D - 1 - k)] = c[k];
+      w.id = id;
+      w.flags = flags;
+      level.wide.push_back(w);
+    });
+  }
+}
+
+// Sorts the level's memberships by (cell, id) and counts its occupied cells.
+template <std::size_t D>
+void sort_level(Level<D>& level) {
+  if (level.packed) {
+    std::vector<std::uint64_t> scratch;
+    radix_sort(level.words, scratch, level.key_shift, level.key_bits);
+    std::int64_t cells = 0;
+    for (std::size_t i = 0; i < level.words.size(); ++i) {
+      cells += (i == 0 || (level.words[i] >> level.key_shift) != (level.words[i - 1] >> level.key_shift)) ? 1 : 0;
+    }
+    level.occupied = cells;
+  } else {
+    // Memberships are appended in ascending id order, so a stable sort by cell alone would do; sorting by
+    // (cell, id) states the order outright.
+    std::sort(level.wide.begin(), level.wide.end());
+    std::int64_t cells = 0;
+    for (std::size_t i = 0; i < level.wide.size(); ++i) {
+      cells += (i == 0 || level.wide[i].reversed != level.wide[i - 1].reversed) ? 1 : 0;
+    }
+    level.occupied = cells;
+  }
+}
+
+// Calls fn(ids, flags, count) for every cell of the level holding two or more boxes.
+template <std::size_t D, typename Fn>
+void for_each_shared_cell(const Level<D>& level, std::vector<std::uint32_t>& ids,
+                          std::vector<std::uint32_t>& flags, Fn&& fn) {
+  const std::size_t n = level.count();
+  std::size_t i = 0;
+  while (i < n) {
+    std::size_t j = i + 1;
+    if (level.packed) {
+      const std::uint64_t key = level.words[i] >> level.key_shift;
+      while (j < n && (level.words[j] >> level.key_shift) == key) ++j;
+    } else {
+      while (j < n && level.wide[j].reversed == level.wide[i].reversed) ++j;
+    }
+    if (j - i >= 2) {
+      ids.clear();
+      flags.clear();
+      for (std::size_t m = i; m < j; ++m) {
+        if (level.packed) {
+          const std::uint64_t w = level.words[m];
+          ids.push_back(static_cast<std::uint32_t>((w >> D) & ((std::uint64_t{1} << level.id_bits) - 1)));
+          flags.push_back(static_cast<std::uint32_t>(w & all_flags<D>()));
+        } else {
+          ids.push_back(level.wide[m].id);
+          flags.push_back(level.wide[m].flags);
+        }
+      }
+      fn(j - i);
+    }
+    i = j;
+  }
+}
+
+// Pairs the residents of one level with each other: in every shared cell, each two boxes once, reported
+// only when the cell is their reference cell and they overlap (B1-B3, B9). Returns false as soon as
+// more than `max_pairs` pairs exist.
+template <std::size_t D>
+[[nodiscard]] bool pair_level(const Level<D>& level, std::span<const Box<D>> boxes, std::int64_t max_pairs,
+                              std::vector<std::uint64_t>& out, int id_bits, Counters& counters) {
+  std::vector<std::uint32_t> ids;
+  std::vector<std::uint32_t> flags;
+  std::vector<Box<D>> local;
+  bool within = true;
+  const auto limit = static_cast<std::uint64_t>(max_pairs);
+  const auto pair_cell = [&](std::size_t c) {
+    counters.visits += static_cast<std::int64_t>(c * (c - 1) / 2);
+    local.resize(c);
+    for (std::size_t m = 0; m < c; ++m) local[m] = boxes[ids[m]];
+    for (std::size_t a = 0; a + 1 < c; ++a) {
+      const std::uint32_t fa = flags[a];
+      const Box<D>& ba = local[a];
+      for (std::size_t b = a + 1; b < c; ++b) {
+        if ((fa | flags[b]) != all_flags<D>()) continue;  // not the reference cell of this pair
+        ++counters.candidates;
+        if (!overlaps(ba, local[b])) continue;
+        if (out.size() >= limit) {
+          within = false;
+          return;
+        }
+        out.push_back((static_cast<std::uint64_t>(ids[a]) << id_bits) | ids[b]);
+      }
+    }
+  };
+  if (!level.packed) {
+    for_each_shared_cell<D>(level, ids, flags, [&](std::size_t c) {
+      if (within) pair_cell(c);
+    });
+    return within;
+  }
+  // Packed: the same, decoding in place, with the boxes of the next memberships prefetched: the box
+  // loads are the only random accesses, and they dominate the pairing time without it.
+  const std::vector<std::uint64_t>& w = level.words;
+  const std::size_t n = w.size();
+  const int shift = level.key_shift;
+  const std::uint64_t id_mask = (std::uint64_t{1} << level.id_bits) - 1;
+  constexpr std::size_t kAhead = 24;
+  std::size_t fetched = 0;
+  for (std::size_t i = 0; i < n && within;) {
+    const std::uint64_t key = w[i] >> shift;
+    std::size_t j = i + 1;
+    while (j < n && (w[j] >> shift) == key) ++j;
+    for (const std::size_t until = std::min(n, j + kAhead); fetched < until; ++fetched) {
+      __builtin_prefetch(&boxes[(w[fetched] >> D) & id_mask]);
+    }
+    if (j - i >= 2) {
+      ids.clear();
+      flags.clear();
+      for (std::size_t m = i; m < j; ++m) {
+        ids.push_back(static_cast<std::uint32_t>((w[m] >> D) & id_mask));
+        flags.push_back(static_cast<std::uint32_t>(w[m] & all_flags<D>()));
+      }
+      pair_cell(j - i);
+    }
+    i = j;
+  }
+  return within;
+}
+
+// Calls fn(resident id) once for every resident of `level` whose cells meet the probe's and that
+// overlaps `probe`, from the reference cell of the two (B9, B10). The probe's cells are clamped to the
+// level's cell bounds (which leaves every reference cell in place, as residents start inside them);
+// a probe whose clamped range has more rows than the level has memberships scans the residents instead.
+template <std::size_t D, typename Fn>
+void probe_level(const Level<D>& level, std::span<const Box<D>> boxes, const Box<D>& probe, Counters& counters,
+                 Fn&& fn) {
+  if (level.residents.empty() || !overlaps(probe, level.bounds)) return;
+  CellRange<D> r{};
+  for (std::size_t k = 0; k < D; ++k) {
+    // A finite probe coordinate outside int64 cells saturates: saturation is monotone, so it keeps the
+    // order that completeness needs, and the clamp below removes it anyway.
+    for (const bool upper : {false, true}) {
+      const double v = upper ? probe.max[k] : probe.min[k];
+      absl::StatusOr<std::int64_t> c = cell_of(v, level.size);
+      std::int64_t cell = c.ok() ? *c : (v < 0 ? std::numeric_limits<std::int64_t>::min()
+                                               : std::numeric_limits<std::int64_t>::max());
+      cell = std::clamp(cell, level.origin[k], level.top[k]);
+      (upper ? r.hi[k] : r.lo[k]) = cell;
+    }
+  }
+  absl::uint128 rows = 1;
+  for (std::size_t k = 1; k < D; ++k) rows *= static_cast<absl::uint128>(absl::int128(r.hi[k]) - absl::int128(r.lo[k]) + 1);
+  if (rows > absl::uint128(level.count())) {
+    for (const std::uint32_t id : level.residents) {
+      ++counters.visits;
+      ++counters.candidates;
+      if (overlaps(probe, boxes[id])) fn(id);
+    }
+    return;
+  }
+  // Row by row: one binary search for the row's first cell, then a scan along x.
+  std::array<std::int64_t, D> c = r.lo;
+  for (;;) {
+    // On every axis where the probe does not start in this cell, the resident must (its start flag).
+    std::uint32_t outer_need = 0;
+    for (std::size_t k = 1; k < D; ++k) {
+      if (c[k] != r.lo[k]) outer_need |= std::uint32_t{1} << k;
+    }
+    const auto visit = [&](std::uint32_t id, std::uint32_t flags, std::int64_t x) {
+      ++counters.visits;
+      // Reference cell of (probe, resident): max(lo_probe, lo_resident) on every axis. The scan starts at
+      // lo_probe, so the cell is the reference on an axis iff the probe or the resident starts there.
+      const std::uint32_t need = outer_need | static_cast<std::uint32_t>(x != r.lo[0]);
+      if ((flags & need) != need) return;
+      ++counters.candidates;
+      if (overlaps(probe, boxes[id])) fn(id);
+    };
+    if (level.packed) {
+      std::uint64_t row = 0;
+      for (std::size_t k = 1; k < D; ++k) row += static_cast<std::uint64_t>(c[k] - level.origin[k]) * level.stride[k];
+      const std::uint64_t first = row + static_cast<std::uint64_t>(r.lo[0] - level.origin[0]);
+      const std::uint64_t last = row + static_cast<std::uint64_t>(r.hi[0] - level.origin[0]);
+      auto it = std::lower_bound(level.words.begin(), level.words.end(), first << level.key_shift);
+      const std::uint64_t id_mask = (std::uint64_t{1} << level.id_bits) - 1;
+      for (; it != level.words.end(); ++it) {
+        const std::uint64_t key = *it >> level.key_shift;
+        if (key > last) break;
+        const auto x = r.lo[0] + static_cast<std::int64_t>(key - first);
+        visit(static_cast<std::uint32_t>((*it >> D) & id_mask), static_cast<std::uint32_t>(*it & all_flags<D>()), x);
+      }
+    } else {
+      typename Level<D>::Wide from{};
+      for (std::size_t k = 0; k < D; ++k) from.reversed[static_cast<std::size_t>(D - 1 - k)] = c[k];
+      from.reversed[static_cast<std::size_t>(D - 1)] = r.lo[0];
+      from.id = 0;
+      auto it = std::lower_bound(level.wide.begin(), level.wide.end(), from);
+      for (; it != level.wide.end(); ++it) {
+        bool same_row = true;
+        for (std::size_t k = 0; k + 1 < static_cast<std::size_t>(D); ++k) same_row &= it->reversed[k] == from.reversed[k];
+        if (!same_row || it->reversed[static_cast<std::size_t>(D - 1)] > r.hi[0]) break;
+        visit(it->id, it->flags, it->reversed[static_cast<std::size_t>(D - 1)]);
+      }
+    }
+    std::size_t k = 1;
+    for (; k < D; ++k) {
+      if (c[k] != r.hi[k]) {
+        ++c[k];
+        break;
+      }
+      c[k] = r.lo[k];
+    }
+    if (k == D) return;
+  }
+}
+
+// The fast path of registration: the cells of up to kBoxes boxes at once through the batch quantiser
+// (lwc.decompose D11, whose loop inlines the exact quantiser). Returns false when any box of the block is
+// invalid, has a cell outside int64 or spans more than `budget` cells: the caller then places that
+// block box by box, which finds and names the first failure exactly (or a coarser level for it).
+template <std::size_t D>
+struct BlockCells {
+  static constexpr std::size_t kBoxes = 64;
+  std::array<double, kBoxes * 2 * D> coords;
+  std::array<std::int64_t, kBoxes * 2 * D> cells;  // box b, axis k: lo at 2 * (b * D + k), hi after it
+  std::array<std::int64_t, kBoxes> counts;
+
+  [[nodiscard]] CellRange<D> range(std::size_t b) const {
+    CellRange<D> r;
+    for (std::size_t k = 0; k < D; ++k) {
+      r.lo[k] = cells[2 * (b * D + k)];
+      r.hi[k] = cells[2 * (b * D + k) + 1];
+    }
+    return r;
+  }
+};
+
+template <std::size_t D>
+[[nodiscard]] bool quantise_block(std::span<const Box<D>> boxes, CellSize h, std::int64_t budget,
+                                  BlockCells<D>& out) {
+  bool ordered = true;
+  for (std::size_t b = 0; b < boxes.size(); ++b) {
+    for (std::size_t k = 0; k < D; ++k) {
+      ordered &= boxes[b].min[k] <= boxes[b].max[k];  // false for NaN; infinities fail in cells_of
+      out.coords[2 * (b * D + k)] = boxes[b].min[k];
+      out.coords[2 * (b * D + k) + 1] = boxes[b].max[k];
+    }
+  }
+  if (!ordered) return false;
+  const std::size_t n = 2 * D * boxes.size();
+  if (!cells_of(std::span<const double>(out.coords.data(), n), h, std::span<std::int64_t>(out.cells.data(), n)).ok()) {
+    return false;
+  }
+  for (std::size_t b = 0; b < boxes.size(); ++b) {
+    std::int64_t count = 1;
+    for (std::size_t k = 0; k < D; ++k) {
+      std::int64_t span = 0;
+      if (__builtin_sub_overflow(out.cells[2 * (b * D + k) + 1], out.cells[2 * (b * D + k)], &span) ||
+          span >= budget || __builtin_mul_overflow(count, span + 1, &count) || count > budget) {
+        return false;
+      }
+    }
+    out.counts[b] = count;
+  }
+  return true;
+}
+
+// The registered grid of one set of boxes: one Level per level that holds boxes, level 0 first.
+template <std::size_t D>
+struct Index {
+  std::vector<Level<D>> levels;
+  std::vector<int> level_of;         // per box level; empty when every box is on level 0
+  Stats stats;
+  std::int64_t max_pairs = 0;
+  int id_bits = 0;
+};
+
+[[nodiscard]] inline absl::Status too_many_boxes(std::size_t n) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat(n, " boxes: box indices are 32-bit, at most 4294967295 boxes per call (B7)"));
+}
+
+// Validation, placement and registration (B6-B8, B11): nothing proportional to a box's cells is
+// allocated before the span of every box and the total are known to be within budget.
+template <std::size_t D>
+[[nodiscard]] absl::StatusOr<Index<D>> build_index(std::span<const Box<D>> boxes, const GridSpec<D>& spec) {
+  const auto started = Clock::now();
+  if (boxes.size() > std::numeric_limits<std::uint32_t>::max()) return too_many_boxes(boxes.size());
+  const Budgets& budgets = spec.config().budgets;
+  Index<D> index;
+  index.max_pairs = budgets.max_pairs;
+  index.id_bits = static_cast<int>(std::bit_width(boxes.size() > 1 ? boxes.size() - 1 : std::size_t{1}));
+
+  // Pass 1: validate and place every box; total and per-level cell bounds, no allocation per cell.
+  Level<D> base;
+  base.level = 0;
+  base.size = spec.cell_size();
+  base.origin.fill(std::numeric_limits<std::int64_t>::max());
+  base.top.fill(std::numeric_limits<std::int64_t>::min());
+  std::int64_t base_memberships = 0;
+  absl::int128 total = 0;
+  struct Coarse {
+    std::uint32_t id;
+    Placement<D> where;
+  };
+  std::vector<Coarse> coarse;
+  BlockCells<D> block;
+  for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
+    const std::span<const Box<D>> part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
+    if (quantise_block(part, spec.cell_size(), budgets.max_cells_per_box, block)) {
+      for (std::size_t b = 0; b < part.size(); ++b) {
+        total += block.counts[b];
+        base_memberships += block.counts[b];  // <= total, which is checked below before any use
+        for (std::size_t k = 0; k < D; ++k) {
+          base.origin[k] = std::min(base.origin[k], block.cells[2 * (b * D + k)]);
+          base.top[k] = std::max(base.top[k], block.cells[2 * (b * D + k) + 1]);
+        }
+      }
+      continue;
+    }
+    for (std::size_t i = begin; i < begin + part.size(); ++i) {
+      absl::StatusOr<Placement<D>> where = spec.place(boxes[i], i);
+      if (!where.ok()) return where.status();
+      total += where->cell_count;
+      if (where->level == 0) {
+        base_memberships += where->cell_count;
+        for (std::size_t k = 0; k < D; ++k) {
+          base.origin[k] = std::min(base.origin[k], where->cells.lo[k]);
+          base.top[k] = std::max(base.top[k], where->cells.hi[k]);
+        }
+      } else {
+        coarse.push_back({static_cast<std::uint32_t>(i), *where});
+      }
+    }
+  }
+  if (total > budgets.max_memberships) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the boxes need ", static_cast<std::int64_t>(total), " memberships, more than max_memberships = ",
+        budgets.max_memberships, " (B7)"));
+  }
+  index.stats.boxes = static_cast<std::int64_t>(boxes.size());
+  index.stats.memberships = static_cast<std::int64_t>(total);
+  index.stats.coarse_boxes = static_cast<std::int64_t>(coarse.size());
+  index.stats.validation_ns = nanoseconds_since(started);
+
+  // Pass 2: registration. Level 0 recomputes each box's cells (cheaper than storing them: 4-6 exact
+  // divisions per box against 32-48 bytes per box of memory traffic).
+  const auto registering = Clock::now();
+  if (!coarse.empty()) {
+    index.level_of.assign(boxes.size(), 0);
+    for (const Coarse& c : coarse) index.level_of[c.id] = c.where.level;
+  }
+  if (base_memberships > 0) {
+    plan_keys(base, boxes.size());
+    if (base.packed) {
+      base.words.reserve(static_cast<std::size_t>(base_memberships));
+    } else {
+      base.wide.reserve(static_cast<std::size_t>(base_memberships));
+    }
+    base.residents.reserve(boxes.size() - coarse.size());
+    const auto add = [&](std::size_t i, const CellRange<D>& r) {
+      register_box(base, static_cast<std::uint32_t>(i), r);
+      base.residents.push_back(static_cast<std::uint32_t>(i));
+      for (std::size_t k = 0; k < D; ++k) {
+        base.bounds.min[k] = base.residents.size() == 1 ? boxes[i].min[k] : std::min(base.bounds.min[k], boxes[i].min[k]);
+        base.bounds.max[k] = base.residents.size() == 1 ? boxes[i].max[k] : std::max(base.bounds.max[k], boxes[i].max[k]);
+      }
+    };
+    for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
+      const std::span<const Box<D>> part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
+      if (quantise_block(part, spec.cell_size(), budgets.max_cells_per_box, block)) {
+        for (std::size_t b = 0; b < part.size(); ++b) add(begin + b, block.range(b));
+        continue;
+      }
+      for (std::size_t i = begin; i < begin + part.size(); ++i) {
+        if (!index.level_of.empty() && index.level_of[i] != 0) continue;
+        absl::StatusOr<CellRange<D>> r = cell_range(boxes[i], base.size);
+        LWC_CHECK(r.ok(), "a box placed on level 0 has int64 cells there");
+        add(i, *r);
+      }
+    }
+    sort_level(base);
+    index.levels.push_back(std::move(base));
+  }
+  // Coarser levels, ascending: few boxes, registered from their placements.
+  std::sort(coarse.begin(), coarse.end(), [](const Coarse& a, const Coarse& b) {
+    return a.where.level != b.where.level ? a.where.level < b.where.level : a.id < b.id;
+  });
+  for (std::size_t i = 0; i < coarse.size();) {
+    std::size_t j = i;
+    Level<D> level;
+    level.level = coarse[i].where.level;
+    level.size = *CellSize::create(level_cell_size(spec.cell_size().value(), level.level));
+    level.origin = coarse[i].where.cells.lo;
+    level.top = coarse[i].where.cells.hi;
+    for (; j < coarse.size() && coarse[j].where.level == level.level; ++j) {
+      for (std::size_t k = 0; k < D; ++k) {
+        level.origin[k] = std::min(level.origin[k], coarse[j].where.cells.lo[k]);
+        level.top[k] = std::max(level.top[k], coarse[j].where.cells.hi[k]);
+      }
+    }
+    plan_keys(level, boxes.size());
+    level.bounds = boxes[coarse[i].id];
+    for (std::size_t m = i; m < j; ++m) {  // ids ascend within a level
+      const Box<D>& b = boxes[coarse[m].id];
+      register_box(level, coarse[m].id, coarse[m].where.cells);
+      level.residents.push_back(coarse[m].id);
+      for (std::size_t k = 0; k < D; ++k) {
+        level.bounds.min[k] = std::min(level.bounds.min[k], b.min[k]);
+        level.bounds.max[k] = std::max(level.bounds.max[k], b.max[k]);
+      }
+    }
+    sort_level(level);
+    index.levels.push_back(std::move(level));
+    i = j;
+  }
+  for (const Level<D>& level : index.levels) index.stats.occupied_cells += level.occupied;
+  index.stats.levels = static_cast<std::int64_t>(index.levels.size());
+  index.stats.registration_ns = nanoseconds_since(registering);
+  return index;
+}
+
+[[nodiscard]] inline absl::Status too_many_pairs(std::int64_t max_pairs) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat("more than max_pairs = ", max_pairs, " overlapping pairs (B7)"));
+}
+
+// Pairing (B1-B4): within every level, then every box against every coarser level it is finer than;
+// then one radix sort into canonical order. No pair set: each pair is met in one reference cell only.
+template <std::size_t D>
+[[nodiscard]] absl::StatusOr<PairsResult> pair_index(const Index<D>& index, std::span<const Box<D>> boxes) {
+  const auto started = Clock::now();
+  PairsResult result;
+  result.stats = index.stats;
+  std::vector<std::uint64_t> packed;
+  Counters counters;
+  for (const Level<D>& level : index.levels) {
+    if (!pair_level(level, boxes, index.max_pairs, packed, index.id_bits, counters)) {
+      return too_many_pairs(index.max_pairs);
+    }
+  }
+  // Cross-level: a box of level j meets each coarser level's residents by probing it (B11).
+  const auto limit = static_cast<std::size_t>(index.max_pairs);
+  bool within = true;
+  for (const Level<D>& level : index.levels) {
+    if (level.level == 0 || !within) continue;
+    for (std::size_t i = 0; i < boxes.size() && within; ++i) {
+      const int own = index.level_of.empty() ? 0 : index.level_of[i];
+      if (own >= level.level) continue;
+      const auto id = static_cast<std::uint32_t>(i);
+      probe_level(level, boxes, boxes[i], counters, [&](std::uint32_t resident) {
+        if (!within) return;
+        if (packed.size() >= limit) {
+          within = false;
+          return;
+        }
+        const std::uint32_t a = std::min(id, resident);
+        const std::uint32_t b = std::max(id, resident);
+        packed.push_back((static_cast<std::uint64_t>(a) << index.id_bits) | b);
+      });
+    }
+  }
+  if (!within) return too_many_pairs(index.max_pairs);
+  {
+    std::vector<std::uint64_t> scratch;
+    radix_sort(packed, scratch, 0, 2 * index.id_bits);
+  }
+  result.pairs.resize(packed.size());
+  const std::uint64_t mask = (std::uint64_t{1} << index.id_bits) - 1;
+  for (std::size_t i = 0; i < packed.size(); ++i) {
+    result.pairs[i] = {static_cast<std::uint32_t>(packed[i] >> index.id_bits),
+                       static_cast<std::uint32_t>(packed[i] & mask)};
+  }
+  result.stats.pair_visits = counters.visits;
+  result.stats.unique_candidates = counters.candidates;
+  result.stats.pairs = static_cast<std::int64_t>(result.pairs.size());
+  result.stats.pairing_ns = nanoseconds_since(started);
+  return result;
+}
+
+template <std::size_t D>
+[[nodiscard]] absl::StatusOr<PairsResult> find_pairs(std::span<const Box<D>> boxes, const GridConfig& config) {
+  absl::StatusOr<GridSpec<D>> spec = GridSpec<D>::create(config);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<Index<D>> index = build_index<D>(boxes, *spec);
+  if (!index.ok()) return index.status();
+  return pair_index<D>(*index, boxes);
+}
+
+}  // namespace lwc::internal
+
+export namespace lwc {
+
+// find_pairs()
+//
+// Every pair of overlapping boxes (closed: touching counts), each exactly once as (a, b) with a < b, in
+// lexicographic order (B1-B4); the same for every valid cell size and either oversize policy (B5).
+// Errors, with no partial result (B6, B7): InvalidArgument for a bad config or a bad box (NaN or
+// infinite bound, min > max; the message names the box index); OutOfRange for a box whose cells are not
+// int64 (kReject); ResourceExhausted when a box spans more than max_cells_per_box cells (kReject), the
+// memberships exceed max_memberships, or the pairs exceed max_pairs. The first failing box in index
+// order decides; totals are checked after every box. Budgets are decided before anything proportional
+// to them is allocated: a box spanning 10^15 cells is refused in constant time.
+//
+// Example:
+//   std::vector<lwc::Box2> boxes = {{{0, 0}, {10, 2}}, {{9, 0.5}, {9.5, 1.5}}};
+//   absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(boxes, {.cell_size = 2.0});
+//   // r->pairs == {(0, 1)}; r->stats.memberships == 13
+[[nodiscard]] inline absl::StatusOr<PairsResult> find_pairs(std::span<const Box2> boxes, const GridConfig& config) {
+  return internal::find_pairs<2>(boxes, config);
+}
+[[nodiscard]] inline absl::StatusOr<PairsResult> find_pairs(std::span<const Box3> boxes, const GridConfig& config) {
+  return internal::find_pairs<3>(boxes, config);
+}
+
+// Grid
+//
+// A registered set of boxes kept for gameplay queries. Owns its boxes; immutable once built.
+//
+// Example:
+//   absl::StatusOr<lwc::Grid<2>> grid = lwc::Grid<2>::build(std::move(boxes), {.cell_size = 2.0});
+//   absl::StatusOr<std::vector<std::uint32_t>> hits = grid->query({{8, 0}, {9, 1}});
+template <std::size_t D>
+class Grid {
+ public:
+  // build()
+  //
+  // Validates and registers `boxes`, with the errors of find_pairs except max_pairs (checked by pairs()).
+  [[nodiscard]] static absl::StatusOr<Grid> build(std::vector<Box<D>> boxes, const GridConfig& config) {
+    absl::StatusOr<GridSpec<D>> spec = GridSpec<D>::create(config);
+    if (!spec.ok()) return spec.status();
+    absl::StatusOr<internal::Index<D>> index = internal::build_index<D>(boxes, *spec);
+    if (!index.ok()) return index.status();
+    return Grid(std::move(boxes), *std::move(index));
+  }
+
+  // query()
+  //
+  // The indices of every box overlapping `probe` (closed), ascending, each once (B10). The probe may be
+  // any valid box, however large or far: it is clamped to the grid, never budgeted. InvalidArgument
+  // (naming index 0) for a non-finite bound or min > max.
+  [[nodiscard]] absl::StatusOr<std::vector<std::uint32_t>> query(const Box<D>& probe) const {
+    if (absl::Status s = validate_box(probe, 0); !s.ok()) return s;
+    std::vector<std::uint32_t> hits;
+    internal::Counters counters;
+    for (const internal::Level<D>& level : index_.levels) {
+      internal::probe_level(level, std::span<const Box<D>>(boxes_), probe, counters,
+                            [&](std::uint32_t id) { hits.push_back(id); });
+    }
+    std::sort(hits.begin(), hits.end());
+    return hits;
+  }
+
+  // pairs()
+  //
+  // find_pairs on the registered boxes: the same pairs and stats (ResourceExhausted over max_pairs).
+  [[nodiscard]] absl::StatusOr<PairsResult> pairs() const {
+    return internal::pair_index<D>(index_, std::span<const Box<D>>(boxes_));
+  }
+
+  [[nodiscard]] std::span<const Box<D>> boxes() const noexcept { return boxes_; }
+  // The registration stats (memberships, cells, levels, validation and registration times).
+  [[nodiscard]] const Stats& stats() const noexcept { return index_.stats; }
+
+ private:
+  Grid(std::vector<Box<D>> boxes, internal::Index<D> index) : boxes_(std::move(boxes)), index_(std::move(index)) {}
+
+  std::vector<Box<D>> boxes_;
+  internal::Index<D> index_;
+};
+
+}  // namespace lwc

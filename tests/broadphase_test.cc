@@ -1,0 +1,372 @@
+// File: tests/broadphase_test.cc
+//
+// Fixed examples and regressions for lwc.broadphase: every figure of seed 001 (the 10 m wall and the prop,
+// two identical boxes sharing 8 cells, the 729-box exhaustive set at four cell sizes), closed contact on
+// cell boundaries, rejection with the right code and no output, budgets exactly at and one over, the
+// oversize levels and queries. Spec: docs/broadphase.md.
+#include <gtest/gtest.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+
+import lwc.decompose;
+import lwc.broadphase;
+import lwc.contracts.broadphase;
+
+namespace {
+
+using lwc::Box2;
+using lwc::Box3;
+using lwc::GridConfig;
+using lwc::Oversize;
+using lwc::Pair;
+using lwc::PairsResult;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Box2 box(double x0, double y0, double x1, double y1) { return {{x0, y0}, {x1, y1}}; }
+
+GridConfig config(double h) {
+  GridConfig c;
+  c.cell_size = h;
+  return c;
+}
+
+// find_pairs, asserting that the checker accepts the call (pairs, order, stats, or the error).
+PairsResult checked(const std::vector<Box2>& boxes, const GridConfig& c) {
+  const absl::StatusOr<PairsResult> r = lwc::find_pairs(boxes, c);
+  const absl::Status verdict = lwc::contracts::check_find_pairs(boxes, c, r);
+  EXPECT_TRUE(verdict.ok()) << verdict.message();
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? *r : PairsResult{};
+}
+
+// The seed's exhaustive set: x, y in {-2, -1.5, ..., 2}, width and height in {0, 1, 2}.
+std::vector<Box2> seed_exhaustive_set() {
+  std::vector<Box2> boxes;
+  for (int xi = -4; xi <= 4; ++xi) {
+    for (int yi = -4; yi <= 4; ++yi) {
+      for (int w = 0; w <= 2; ++w) {
+        for (int h = 0; h <= 2; ++h) {
+          const double x = xi / 2.0;
+          const double y = yi / 2.0;
+          boxes.push_back(box(x, y, x + w, y + h));
+        }
+      }
+    }
+  }
+  return boxes;
+}
+
+TEST(SeedWall, CentreCellsDifferSoCentreRegistrationMissesThePair) {
+  // Seed 001: wall A = [0,10] x [0,2], prop B = [9,9.5] x [0.5,1.5], h = 2. Centres in (2,0) and (4,0).
+  const Box2 a = box(0, 0, 10, 2);
+  const Box2 b = box(9, 0.5, 9.5, 1.5);
+  const auto centre = [](const Box2& x, std::size_t k) { return *lwc::cell_of((x.min[k] + x.max[k]) / 2, 2.0); };
+  EXPECT_EQ(centre(a, 0), 2);
+  EXPECT_EQ(centre(a, 1), 0);
+  EXPECT_EQ(centre(b, 0), 4);
+  EXPECT_EQ(centre(b, 1), 0);
+}
+
+TEST(SeedWall, RangeRegistrationGives13MembershipsOneCandidateOnePair) {
+  const std::vector<Box2> boxes = {box(0, 0, 10, 2), box(9, 0.5, 9.5, 1.5)};
+  const PairsResult r = checked(boxes, config(2));
+  EXPECT_EQ(r.pairs, (std::vector<Pair>{{0, 1}}));
+  EXPECT_EQ(r.stats.memberships, 13);  // A: 6 columns x 2 rows; B: 1 cell
+  EXPECT_EQ(r.stats.unique_candidates, 1);
+  EXPECT_EQ(r.stats.pair_visits, 1);
+  EXPECT_EQ(r.stats.pairs, 1);
+  const absl::StatusOr<lwc::contracts::SeedStyleResult> seed = lwc::contracts::seed_style_pairs(boxes, 2, {});
+  ASSERT_TRUE(seed.ok());
+  EXPECT_EQ(seed->memberships, 13);
+  EXPECT_EQ(seed->unique_candidates, 1);
+  EXPECT_EQ(seed->pair_visits, 1);
+  EXPECT_EQ(seed->pairs, r.pairs);
+}
+
+TEST(SeedDuplicates, TwoIdenticalBoxesShareEightCellsAndGiveOnePair) {
+  const std::vector<Box2> boxes = {box(0, 0, 6, 2), box(0, 0, 6, 2)};
+  const PairsResult r = checked(boxes, config(2));
+  EXPECT_EQ(r.pairs, (std::vector<Pair>{{0, 1}}));
+  EXPECT_EQ(r.stats.pair_visits, 8);  // met in 8 shared cells ...
+  EXPECT_EQ(r.stats.unique_candidates, 1);  // ... reported from one
+  EXPECT_EQ(r.stats.occupied_cells, 8);
+  const absl::StatusOr<lwc::contracts::SeedStyleResult> seed = lwc::contracts::seed_style_pairs(boxes, 2, {});
+  ASSERT_TRUE(seed.ok());
+  EXPECT_EQ(seed->pair_visits, 8);
+  EXPECT_EQ(seed->unique_candidates, 1);
+}
+
+TEST(SeedExhaustive, Has729BoxesAnd265356PairsOf53100Overlap) {
+  const std::vector<Box2> boxes = seed_exhaustive_set();
+  ASSERT_EQ(boxes.size(), 729u);
+  std::int64_t checked_pairs = 0;
+  std::int64_t positive_area = 0;
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    for (std::size_t j = i + 1; j < boxes.size(); ++j) {
+      ++checked_pairs;
+      const Box2& a = boxes[i];
+      const Box2& b = boxes[j];
+      positive_area += std::max(a.min[0], b.min[0]) < std::min(a.max[0], b.max[0]) &&
+                       std::max(a.min[1], b.min[1]) < std::min(a.max[1], b.max[1]);
+    }
+  }
+  EXPECT_EQ(checked_pairs, 265356);
+  EXPECT_EQ(lwc::contracts::brute_force_pairs(boxes).size(), 53100u);
+  EXPECT_EQ(positive_area, 11390);
+}
+
+struct SeedFigure {
+  double h;
+  std::int64_t memberships;
+  std::int64_t unique_candidates;
+};
+
+class SeedExhaustiveAtCellSize : public ::testing::TestWithParam<SeedFigure> {};
+
+TEST_P(SeedExhaustiveAtCellSize, SameOverlapsAndTheSeedsRegistrationCounts) {
+  const SeedFigure f = GetParam();
+  const std::vector<Box2> boxes = seed_exhaustive_set();
+  const PairsResult r = checked(boxes, config(f.h));
+  EXPECT_EQ(r.pairs.size(), 53100u);
+  EXPECT_EQ(r.stats.memberships, f.memberships);
+  EXPECT_EQ(r.stats.unique_candidates, f.unique_candidates);
+  // The seed's own algorithm, run here, reports the same registration and candidate counts.
+  const absl::StatusOr<lwc::contracts::SeedStyleResult> seed = lwc::contracts::seed_style_pairs(boxes, f.h, {});
+  ASSERT_TRUE(seed.ok());
+  EXPECT_EQ(seed->memberships, f.memberships);
+  EXPECT_EQ(seed->unique_candidates, f.unique_candidates);
+  EXPECT_EQ(seed->pair_visits, r.stats.pair_visits);
+  EXPECT_EQ(seed->pairs, r.pairs);
+}
+
+INSTANTIATE_TEST_SUITE_P(SeedFigures, SeedExhaustiveAtCellSize,
+                         ::testing::Values(SeedFigure{3, 1369, 150336}, SeedFigure{2, 1600, 113400},
+                                           SeedFigure{1, 2916, 72216}, SeedFigure{0.5, 6561, 53100}),
+                         [](const ::testing::TestParamInfo<SeedFigure>& info) {
+                           return "CellSizeTenths" + std::to_string(static_cast<int>(info.param.h * 10));
+                         });
+
+TEST(Contact, EdgeContactOnACellBoundaryIsAPair) {
+  // Seed 001: boxes touching at x = 2 with h = 2; the right box starts in cell 1, so the left box's
+  // last cell must be cell_of(2) = 1, not ceil(2 / 2) - 1 = 0.
+  const std::vector<Box2> boxes = {box(0, 0, 2, 1), box(2, 0, 3, 1)};
+  EXPECT_EQ(checked(boxes, config(2)).pairs, (std::vector<Pair>{{0, 1}}));
+}
+
+TEST(Contact, CornerContactAndZeroAreaBoxesArePairs) {
+  const std::vector<Box2> boxes = {box(0, 0, 2, 2), box(2, 2, 4, 4), box(2, 2, 2, 2), box(-4, -4, -2, -2)};
+  EXPECT_EQ(checked(boxes, config(2)).pairs, (std::vector<Pair>{{0, 1}, {0, 2}, {1, 2}}));
+  EXPECT_EQ(checked(boxes, config(0.5)).pairs, (std::vector<Pair>{{0, 1}, {0, 2}, {1, 2}}));
+}
+
+TEST(Contact, NegativeCoordinatesUseFloorCells) {
+  // Seed 001: -0.5 and 0.1 are in cells -1 and 0 at h = 2; truncation would merge them.
+  const std::vector<Box2> boxes = {box(-0.5, -0.5, -0.5, -0.5), box(0.1, 0.1, 0.1, 0.1)};
+  const PairsResult r = checked(boxes, config(2));
+  EXPECT_TRUE(r.pairs.empty());
+  EXPECT_EQ(r.stats.occupied_cells, 2);
+  EXPECT_EQ(r.stats.pair_visits, 0);
+}
+
+TEST(Contact, NeighbouringDoublesAcrossABoundary) {
+  const double below = std::nextafter(2.0, 0.0);
+  const double above = std::nextafter(2.0, 4.0);
+  const std::vector<Box2> boxes = {box(0, 0, below, 1), box(2, 0, 3, 1), box(above, 0, 3, 1), box(below, 0, below, 1),
+                                   box(-0.0, -0.0, 0.0, 0.0), box(-5e-324, -5e-324, 0, 0)};
+  checked(boxes, config(2));
+  checked(boxes, config(0.1));
+  // At the smallest subnormal cell size the first box spans ~2^1075 cells: OutOfRange, as the oracle says.
+  const absl::StatusOr<PairsResult> r = lwc::find_pairs(boxes, config(5e-324));
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_TRUE(lwc::contracts::check_find_pairs(boxes, config(5e-324), r).ok());
+}
+
+TEST(Rejection, BadBoxesAreInvalidArgumentNamingTheIndexWithNoResult) {
+  for (const Box2& bad : {box(kNaN, 0, 1, 1), box(0, 0, kInf, 1), box(-kInf, 0, 1, 1), box(2, 0, 1, 1),
+                          box(0, 1, 1, 0.5)}) {
+    const std::vector<Box2> boxes = {box(0, 0, 1, 1), box(0, 0, 1, 1), bad};
+    const absl::StatusOr<PairsResult> r = lwc::find_pairs(boxes, config(1));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(r.status().message(), "box 2:")) << r.status();
+    EXPECT_TRUE(lwc::contracts::check_find_pairs(boxes, config(1), r).ok());
+  }
+}
+
+TEST(Rejection, BadCellSizesAndBudgetsAreInvalidArgument) {
+  const std::vector<Box2> boxes = {box(0, 0, 1, 1)};
+  for (const double h : {0.0, -0.0, -1.0, kNaN, kInf}) {
+    EXPECT_EQ(lwc::find_pairs(boxes, config(h)).status().code(), absl::StatusCode::kInvalidArgument) << h;
+  }
+  GridConfig c = config(1);
+  c.budgets.max_cells_per_box = 0;
+  EXPECT_EQ(lwc::find_pairs(boxes, c).status().code(), absl::StatusCode::kInvalidArgument);
+  c = config(1);
+  c.budgets.max_pairs = -1;
+  EXPECT_EQ(lwc::find_pairs(boxes, c).status().code(), absl::StatusCode::kInvalidArgument);
+  c = config(1);
+  c.oversize = Oversize::kCoarserLevels;
+  c.budgets.max_cells_per_box = 15;
+  EXPECT_EQ(lwc::find_pairs(boxes, c).status().code(), absl::StatusCode::kInvalidArgument);
+  c.budgets.max_cells_per_box = 16;
+  EXPECT_TRUE(lwc::find_pairs(boxes, c).ok());
+  const std::vector<Box3> boxes3 = {{{0, 0, 0}, {1, 1, 1}}};
+  EXPECT_EQ(lwc::find_pairs(boxes3, c).status().code(), absl::StatusCode::kInvalidArgument);  // 3D needs 64
+}
+
+TEST(Rejection, CellsOutsideInt64AreOutOfRange) {
+  const std::vector<Box2> boxes = {box(0, 0, 1, 1), box(1e300, 0, 1e300, 1)};
+  const absl::StatusOr<PairsResult> r = lwc::find_pairs(boxes, config(1));
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "box 1:")) << r.status();
+}
+
+TEST(Rejection, FirstFailingBoxDecides) {
+  const std::vector<Box2> boxes = {box(0, 0, 1, 1), box(1e300, 0, 1e300, 1), box(kNaN, 0, 1, 1)};
+  EXPECT_EQ(lwc::find_pairs(boxes, config(1)).status().code(), absl::StatusCode::kOutOfRange);
+}
+
+// CPU time of this thread: wall time on a shared machine measures the other processes.
+std::chrono::nanoseconds thread_cpu_time() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+}
+
+TEST(Budgets, AHugeBoxIsRefusedFromItsSpanInMicroseconds) {
+  // 10^15 cells (and far beyond: the whole double range at a tiny cell size), decided from the span: the
+  // best of three calls stays far below what touching 10^15 cells, or even allocating for them, costs.
+  const std::vector<Box2> boxes = {box(0, 0, 1e15, 1), box(-1e300, -1e300, 1e300, 1e300)};
+  for (const double h : {1.0, 1e290}) {
+    std::chrono::nanoseconds best = std::chrono::seconds(1);
+    for (int i = 0; i < 3; ++i) {
+      const auto start = thread_cpu_time();
+      const absl::StatusOr<PairsResult> r = lwc::find_pairs(boxes, config(h));
+      best = std::min(best, thread_cpu_time() - start);
+      EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+      EXPECT_TRUE(absl::StrContains(r.status().message(), h == 1 ? "box 0:" : "box 1:")) << r.status();
+    }
+    EXPECT_LT(best, std::chrono::milliseconds(2));  // sanitized Debug builds included
+  }
+}
+
+TEST(Budgets, CellsPerBoxExactlyAtTheBudgetIsAllowed) {
+  const std::vector<Box2> boxes = {box(0, 0, 63.5, 63.5)};  // 64 x 64 cells at h = 1
+  GridConfig c = config(1);
+  c.budgets.max_cells_per_box = 4096;
+  EXPECT_TRUE(lwc::find_pairs(boxes, c).ok());
+  c.budgets.max_cells_per_box = 4095;
+  EXPECT_EQ(lwc::find_pairs(boxes, c).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+TEST(Budgets, MembershipsAndPairsExactlyAtTheBudgetAreAllowed) {
+  const std::vector<Box2> boxes = {box(0, 0, 1.5, 0.5), box(1, 0, 2.5, 0.5), box(2, 0, 3, 0.5)};  // 2 + 2 + 2
+  GridConfig c = config(1);
+  c.budgets.max_memberships = 6;
+  c.budgets.max_pairs = 2;
+  const absl::StatusOr<PairsResult> ok = lwc::find_pairs(boxes, c);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->stats.memberships, 6);
+  EXPECT_EQ(ok->pairs.size(), 2u);
+  c.budgets.max_memberships = 5;
+  EXPECT_EQ(lwc::find_pairs(boxes, c).status().code(), absl::StatusCode::kResourceExhausted);
+  c.budgets.max_memberships = 6;
+  c.budgets.max_pairs = 1;
+  EXPECT_EQ(lwc::find_pairs(boxes, c).status().code(), absl::StatusCode::kResourceExhausted);
+  c.budgets.max_pairs = 0;
+  EXPECT_EQ(lwc::find_pairs(boxes, c).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+TEST(WideKeys, AWorldWiderThan2To64CellsSortsExplicitCells) {
+  // Cells from -2^62 to 2^62 on both axes: the linear cell key does not fit 64 bits, so the grid sorts
+  // (cell, id) records instead (docs: Algorithm, step 2). Same pairs, stats and queries.
+  const double far = 0x1p62;
+  std::vector<Box2> boxes = {box(-far, -far, -far + 2, -far + 2), box(-far + 1, -far + 1, -far + 3, -far + 1),
+                             box(far, far, far, far),             box(far - 1024, far, far, far),
+                             box(0, 0, 1, 1),                     box(1, 1, 1, 1)};
+  const PairsResult r = checked(boxes, config(1));
+  EXPECT_EQ(r.pairs, (std::vector<Pair>{{0, 1}, {2, 3}, {4, 5}}));
+  const std::vector<Box2> copy = boxes;
+  const absl::StatusOr<lwc::Grid<2>> grid = lwc::Grid<2>::build(std::move(boxes), config(1));
+  ASSERT_TRUE(grid.ok());
+  for (const Box2& probe : {box(-far, -far, -far, -far), box(far - 2048, far, far, far), box(0.5, 0.5, 2, 2),
+                            box(-far, -far, far, far)}) {
+    const absl::StatusOr<std::vector<std::uint32_t>> hits = grid->query(probe);
+    ASSERT_TRUE(hits.ok());
+    const absl::Status s = lwc::contracts::check_query<2>(copy, probe, *hits);
+    EXPECT_TRUE(s.ok()) << s.message();
+  }
+}
+
+TEST(Oversize, CoarserLevelsKeepEveryPairOfAWallAcrossAMillionCells) {
+  std::vector<Box2> boxes = {box(0, 0, 1e6, 1)};
+  for (int i = 0; i < 50; ++i) boxes.push_back(box(i * 20000.0 - 1, 0.5, i * 20000.0, 3));
+  boxes.push_back(box(-1e300, -1e300, 1e300, 1e300));  // the whole world, as a trigger volume
+  boxes.push_back(box(1e300, 1e300, 1e300, 1e300));    // far away: out of range at h = 1
+  GridConfig c = config(1);
+  EXPECT_FALSE(lwc::find_pairs(boxes, c).ok());
+  c.oversize = Oversize::kCoarserLevels;
+  const PairsResult r = checked(boxes, c);
+  EXPECT_EQ(r.stats.coarse_boxes, 3);
+  EXPECT_GE(r.stats.levels, 3);
+}
+
+TEST(Oversize, PlacementIsTheSmallestFittingLevel) {
+  GridConfig c = config(1);
+  c.oversize = Oversize::kCoarserLevels;
+  c.budgets.max_cells_per_box = 64;
+  const absl::StatusOr<lwc::GridSpec<2>> spec = lwc::GridSpec<2>::create(c);
+  ASSERT_TRUE(spec.ok());
+  for (const Box2& b : {box(0, 0, 7.5, 7.5), box(0, 0, 8, 8), box(0, 0, 1e6, 1), box(-0.5, -0.5, 0.5, 0.5),
+                        box(-1.7976931348623157e308, -1.7976931348623157e308, 1.7976931348623157e308,
+                            1.7976931348623157e308)}) {
+    const absl::Status s = lwc::contracts::check_placement<2>(b, c, spec->place(b, 0));
+    EXPECT_TRUE(s.ok()) << s.message();
+  }
+  EXPECT_EQ(spec->place(box(0, 0, 7.5, 7.5), 0)->level, 0);
+  EXPECT_EQ(spec->place(box(0, 0, 8, 8), 0)->level, 1);  // 9 x 9 cells at h = 1; 5 x 5 at h = 2
+}
+
+TEST(Query, ReturnsEveryOverlappingBoxAscending) {
+  std::vector<Box2> boxes = {box(0, 0, 10, 2), box(9, 0.5, 9.5, 1.5), box(-3, -3, -1, -1), box(4, 4, 4, 4)};
+  const std::vector<Box2> copy = boxes;
+  const absl::StatusOr<lwc::Grid<2>> grid = lwc::Grid<2>::build(std::move(boxes), config(2));
+  ASSERT_TRUE(grid.ok());
+  for (const Box2& probe : {box(8, 0, 9, 1), box(-100, -100, 100, 100), box(4, 4, 4, 4), box(-1, -1, 0, 0),
+                            box(50, 50, 60, 60), box(-1e300, -1e300, 1e300, 1e300)}) {
+    const absl::StatusOr<std::vector<std::uint32_t>> hits = grid->query(probe);
+    ASSERT_TRUE(hits.ok());
+    const absl::Status s = lwc::contracts::check_query<2>(copy, probe, *hits);
+    EXPECT_TRUE(s.ok()) << s.message();
+  }
+  EXPECT_EQ(*grid->query(box(8, 0, 9, 1)), (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(grid->query(box(kNaN, 0, 1, 1)).status().code(), absl::StatusCode::kInvalidArgument);
+  const absl::StatusOr<PairsResult> pairs = grid->pairs();
+  ASSERT_TRUE(pairs.ok());
+  EXPECT_EQ(pairs->pairs, lwc::contracts::brute_force_pairs(copy));
+}
+
+TEST(ThreeD, PairsAcrossCellBoundariesInThreeDimensions) {
+  const std::vector<Box3> boxes = {{{0, 0, 0}, {2, 2, 2}}, {{2, 2, 2}, {3, 3, 3}}, {{-1, -1, -1}, {-0.5, 0, 0}},
+                                   {{0, 0, 0}, {0, 0, 0}}, {{1, -5, 1}, {1.5, 5, 1.5}}};
+  for (const double h : {0.5, 1.0, 2.0, 3.0}) {
+    const absl::StatusOr<PairsResult> r = lwc::find_pairs(boxes, config(h));
+    const absl::Status s = lwc::contracts::check_find_pairs(boxes, config(h), r);
+    EXPECT_TRUE(s.ok()) << s.message();
+  }
+}
+
+}  // namespace

@@ -16,11 +16,13 @@ module;
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "lwc/check.h"
 export module lwc.cover;
 
 // The API speaks in ChunkSize, Int2 and Int3: importing lwc.cover is enough to use it.
@@ -32,55 +34,59 @@ struct SpanAccess;
 
 export namespace lwc {
 
-// ChunkSpan
+// BasicChunkSpan, ChunkSpan
 //
 // A non-empty closed interval of chunk indices [first, last], both included. Invariant: first <= last,
-// so a span holds between 1 and 2^64 chunks; "no chunks" is std::nullopt, never a reversed span.
+// so a span holds between 1 and 2^N chunks (N the bits of T: 2^64 for ChunkSpan); "no chunks" is
+// std::nullopt, never a reversed span. Written once for every SignedWord, like lwc.decompose's split: the
+// public API is the int64 instance ChunkSpan, and the narrow ones let the same code be checked for every
+// input (tests/cover_exhaustive.cc, docs/cover.md "Exhaustive evidence").
 //
 // Example:
 //   absl::StatusOr<lwc::ChunkSpan> span = lwc::ChunkSpan::create(-1, 0);   // chunks -1 and 0
 //   constexpr lwc::ChunkSpan kOrigin = lwc::ChunkSpan::of<-1, 0>();
-class ChunkSpan {
+template <SignedWord T>
+class BasicChunkSpan {
  public:
   // create()
   //
   // Returns the span [first, last], or InvalidArgument when first > last.
-  [[nodiscard]] static absl::StatusOr<ChunkSpan> create(std::int64_t first, std::int64_t last) {
+  [[nodiscard]] static absl::StatusOr<BasicChunkSpan> create(T first, T last) {
     if (first > last) {
       return absl::InvalidArgumentError(
           absl::StrCat("chunk span [", first, ", ", last, "] is reversed: first > last"));
     }
-    return ChunkSpan(first, last);
+    return BasicChunkSpan(first, last);
   }
 
   // of()
   //
   // A span known at compile time; First > Last does not compile.
-  template <std::int64_t First, std::int64_t Last>
+  template <T First, T Last>
     requires(First <= Last)
-  [[nodiscard]] static consteval ChunkSpan of() noexcept {
-    return ChunkSpan(First, Last);
+  [[nodiscard]] static consteval BasicChunkSpan of() noexcept {
+    return BasicChunkSpan(First, Last);
   }
 
-  [[nodiscard]] constexpr std::int64_t first() const noexcept { return first_; }
-  [[nodiscard]] constexpr std::int64_t last() const noexcept { return last_; }
-  [[nodiscard]] constexpr bool contains(std::int64_t chunk) const noexcept {
-    return first_ <= chunk && chunk <= last_;
-  }
+  [[nodiscard]] constexpr T first() const noexcept { return first_; }
+  [[nodiscard]] constexpr T last() const noexcept { return last_; }
+  [[nodiscard]] constexpr bool contains(T chunk) const noexcept { return first_ <= chunk && chunk <= last_; }
 
-  friend constexpr bool operator==(ChunkSpan, ChunkSpan) noexcept = default;
-  friend std::ostream& operator<<(std::ostream& os, ChunkSpan s) {
-    return os << "[" << s.first_ << ", " << s.last_ << "]";
+  friend constexpr bool operator==(BasicChunkSpan, BasicChunkSpan) noexcept = default;
+  friend std::ostream& operator<<(std::ostream& os, BasicChunkSpan s) {
+    return os << "[" << static_cast<std::int64_t>(s.first_) << ", " << static_cast<std::int64_t>(s.last_) << "]";
   }
 
  private:
   friend struct internal::SpanAccess;
-  constexpr ChunkSpan(std::int64_t first, std::int64_t last) noexcept : first_(first), last_(last) {}
+  constexpr BasicChunkSpan(T first, T last) noexcept : first_(first), last_(last) {}
 
   // Invariant: first_ <= last_.
-  std::int64_t first_;
-  std::int64_t last_;
+  T first_;
+  T last_;
 };
+
+using ChunkSpan = BasicChunkSpan<std::int64_t>;
 
 // ChunkBox2, ChunkBox3
 //
@@ -116,17 +122,32 @@ namespace lwc::internal {
 
 // The only way, besides create() and of(), to make a span: for callers that have proved first <= last.
 struct SpanAccess {
-  [[nodiscard]] static constexpr ChunkSpan make(std::int64_t first, std::int64_t last) noexcept {
-    return ChunkSpan(first, last);
+  template <SignedWord T>
+  [[nodiscard]] static constexpr BasicChunkSpan<T> make(T first, T last) noexcept {
+    return BasicChunkSpan<T>(first, last);
   }
 };
 
-// last - first as a uint64, exactly: the difference lies in [0, 2^64 - 1] but not always in int64, and
-// a wrapping unsigned subtraction is what -fsanitize=integer rightly reports, so the straddling case is
-// summed from two non-negative halves instead: last + (-first - 1) + 1, each term below 2^63.
-[[nodiscard]] constexpr std::uint64_t extent(ChunkSpan s) noexcept {
-  if (s.first() >= 0 || s.last() < 0) return static_cast<std::uint64_t>(s.last() - s.first());
-  return static_cast<std::uint64_t>(s.last()) + static_cast<std::uint64_t>(-(s.first() + 1)) + 1;
+// An intermediate of T's arithmetic, back in its word. C++ computes int8 and int16 operands in int,
+// where leaving T is silent (and the cast back would wrap); this check, on in the dev, audit and fuzz
+// builds, makes it as loud at every width as UBSan makes a signed overflow at 64 bits, so that the
+// exhaustive runs at 8 and 16 bits see C10 too. At 64 bits it is trivially true and costs nothing.
+template <std::integral T, std::integral V>
+[[nodiscard]] constexpr T in_word(V v) noexcept {
+  LWC_CHECK(std::in_range<T>(v), "an intermediate left its word (C10)");
+  return static_cast<T>(v);
+}
+
+// last - first as an unsigned N-bit word, exactly: the difference lies in [0, 2^N - 1] but not always in
+// T, and a wrapping unsigned subtraction is what -fsanitize=integer rightly reports, so the straddling
+// case is summed from two non-negative halves instead: last + (-first - 1) + 1, each term below 2^(N-1).
+template <SignedWord T>
+[[nodiscard]] constexpr std::make_unsigned_t<T> extent(BasicChunkSpan<T> s) noexcept {
+  using Unsigned = std::make_unsigned_t<T>;
+  if (s.first() >= 0 || s.last() < 0) return in_word<Unsigned>(in_word<T>(s.last() - s.first()));
+  return in_word<Unsigned>(in_word<Unsigned>(static_cast<Unsigned>(s.last()) +
+                                             static_cast<Unsigned>(in_word<T>(-in_word<T>(s.first() + 1)))) +
+                           1u);
 }
 
 // The error of a reversed range, out of line and cold: it keeps cover() small enough to inline into an
@@ -154,18 +175,20 @@ export namespace lwc {
 // exactly cover(min, max_inclusive + 1, size) (C5), empty range and errors included:
 // - max_inclusive == min - 1 (zero points): std::nullopt;
 // - max_inclusive < min - 1: InvalidArgument (reversed);
-// Never fails otherwise; no intermediate overflows (C10).
-[[nodiscard]] inline absl::StatusOr<std::optional<ChunkSpan>> cover_closed(std::int64_t min,
-                                                                           std::int64_t max_inclusive,
-                                                                           ChunkSize size) {
+// Never fails otherwise; no intermediate overflows (C10). Written once for every SignedWord; the size's
+// type says which (`x` converts), so int64 callers write cover_closed(a, b, size) with a ChunkSize.
+template <SignedWord T>
+[[nodiscard]] absl::StatusOr<std::optional<BasicChunkSpan<T>>> cover_closed(std::type_identity_t<T> min,
+                                                                            std::type_identity_t<T> max_inclusive,
+                                                                            BasicChunkSize<T> size) {
   if (max_inclusive < min) [[unlikely]] {
-    // Invariant: min > max_inclusive >= INT64_MIN, so min - 1 exists.
-    if (max_inclusive == min - 1) return std::optional<ChunkSpan>();
+    // Invariant: min > max_inclusive >= the least T, so min - 1 exists.
+    if (max_inclusive == internal::in_word<T>(min - 1)) return std::optional<BasicChunkSpan<T>>();
     return internal::reversed_range("cover_closed", min, max_inclusive, ']');
   }
   // split is monotone in x (D3: it is the floor), so first <= last.
-  return std::optional<ChunkSpan>(
-      internal::SpanAccess::make(split(min, size).chunk, split(max_inclusive, size).chunk));
+  return std::optional<BasicChunkSpan<T>>(
+      internal::SpanAccess::make<T>(split<T>(min, size).chunk, split<T>(max_inclusive, size).chunk));
 }
 
 // cover()
@@ -176,22 +199,24 @@ export namespace lwc {
 // - min == max_exclusive (empty, for every min including INT64_MIN): std::nullopt, decided before any
 //   arithmetic (C4);
 // - min > max_exclusive: InvalidArgument (C4).
-// A half-open int64 range cannot contain INT64_MAX; `cover_closed` can.
+// A half-open int64 range cannot contain INT64_MAX; `cover_closed` can. Written once for every
+// SignedWord, like cover_closed.
 //
 // Example:
 //   LWC_ASSIGN_OR_RETURN(std::optional<lwc::ChunkSpan> span, lwc::cover(lo, hi, kChunk));
 //   if (!span) return absl::OkStatus();   // nothing to load
-[[nodiscard]] inline absl::StatusOr<std::optional<ChunkSpan>> cover(std::int64_t min,
-                                                                    std::int64_t max_exclusive,
-                                                                    ChunkSize size) {
+template <SignedWord T>
+[[nodiscard]] absl::StatusOr<std::optional<BasicChunkSpan<T>>> cover(std::type_identity_t<T> min,
+                                                                     std::type_identity_t<T> max_exclusive,
+                                                                     BasicChunkSize<T> size) {
   if (max_exclusive < min) [[unlikely]] {
     return internal::reversed_range("cover", min, max_exclusive, ')');
   }
   // Empty first: for [INT64_MIN, INT64_MIN) the last point max_exclusive - 1 does not exist.
-  if (max_exclusive == min) return std::optional<ChunkSpan>();
-  // Invariant: max_exclusive > min >= INT64_MIN, so max_exclusive - 1 exists and is in the range.
-  return std::optional<ChunkSpan>(
-      internal::SpanAccess::make(split(min, size).chunk, split(max_exclusive - 1, size).chunk));
+  if (max_exclusive == min) return std::optional<BasicChunkSpan<T>>();
+  // Invariant: max_exclusive > min >= the least T, so max_exclusive - 1 exists and is in the range.
+  return std::optional<BasicChunkSpan<T>>(internal::SpanAccess::make<T>(
+      split<T>(min, size).chunk, split<T>(internal::in_word<T>(max_exclusive - 1), size).chunk));
 }
 
 }  // namespace lwc
@@ -255,11 +280,14 @@ export namespace lwc {
 
 namespace lwc::internal {
 
-// The chunk count, or 0 when it exceeds UINT64_MAX: a span or box holds at least one chunk, so 0 is free
-// to mean "too many". Branch-light and inline, for the budget check of every enumeration.
-[[nodiscard]] constexpr std::uint64_t count_or_zero(ChunkSpan s) noexcept {
-  const std::uint64_t e = extent(s);
-  return e == std::numeric_limits<std::uint64_t>::max() ? 0 : e + 1;
+// The chunk count, or 0 when it exceeds the largest unsigned N-bit word (UINT64_MAX for ChunkSpan): a
+// span or box holds at least one chunk, so 0 is free to mean "too many". Branch-light and inline, for the
+// budget check of every enumeration.
+template <SignedWord T>
+[[nodiscard]] constexpr std::make_unsigned_t<T> count_or_zero(BasicChunkSpan<T> s) noexcept {
+  using Unsigned = std::make_unsigned_t<T>;
+  const Unsigned e = extent(s);
+  return e == std::numeric_limits<Unsigned>::max() ? Unsigned{0} : in_word<Unsigned>(e + 1u);
 }
 [[nodiscard]] constexpr std::uint64_t count_or_zero(const ChunkBox2& b) noexcept {
   std::uint64_t n = 0;
@@ -276,14 +304,16 @@ namespace lwc::internal {
 }
 
 // The errors, out of line and cold like reversed_range().
-[[nodiscard, gnu::cold, gnu::noinline]] absl::Status too_many(ChunkSpan s, char axis) {
-  return absl::OutOfRangeError(
-      absl::StrCat(axis == 0 ? "" : absl::StrCat("axis ", absl::string_view(&axis, 1), ": "), "count: span [",
-                   s.first(), ", ", s.last(), "] has 2^64 chunks, more than a uint64 holds (C6)"));
+// The widening to int64 is exact for every SignedWord; `bits` is N.
+[[nodiscard, gnu::cold, gnu::noinline]] absl::Status too_many(std::int64_t first, std::int64_t last, int bits,
+                                                              char axis) {
+  return absl::OutOfRangeError(absl::StrCat(axis == 0 ? "" : absl::StrCat("axis ", absl::string_view(&axis, 1), ": "),
+                                            "count: span [", first, ", ", last, "] has 2^", bits,
+                                            " chunks, more than a uint", bits, " holds (C6)"));
 }
 [[nodiscard, gnu::cold, gnu::noinline]] absl::Status too_many(std::span<const ChunkSpan> axes) {
   for (std::size_t a = 0; a < axes.size(); ++a) {
-    if (count_or_zero(axes[a]) == 0) return too_many(axes[a], "xyz"[a]);
+    if (count_or_zero(axes[a]) == 0) return too_many(axes[a].first(), axes[a].last(), 64, "xyz"[a]);
   }
   std::string factors;
   for (std::size_t a = 0; a < axes.size(); ++a) {
@@ -291,10 +321,11 @@ namespace lwc::internal {
   }
   return absl::OutOfRangeError(absl::StrCat("count: ", factors, " chunks is more than a uint64 holds (C9)"));
 }
-[[nodiscard, gnu::cold, gnu::noinline]] absl::Status over_budget(std::uint64_t count, std::uint64_t budget) {
-  return absl::ResourceExhaustedError(
-      absl::StrCat("for_each_chunk: ", count == 0 ? std::string("more than 2^64 - 1") : absl::StrCat(count),
-                   " chunks exceed the budget of ", budget, "; none was visited (C7)"));
+[[nodiscard, gnu::cold, gnu::noinline]] absl::Status over_budget(std::uint64_t count, std::uint64_t budget,
+                                                                 int bits = 64) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "for_each_chunk: ", count == 0 ? absl::StrCat("more than 2^", bits, " - 1") : absl::StrCat(count),
+      " chunks exceed the budget of ", budget, "; none was visited (C7)"));
 }
 
 }  // namespace lwc::internal
@@ -309,11 +340,13 @@ export namespace lwc {
 // INT64_MAX, 1) produces; the count of a span from the half-open `cover` is at most 2^64 - 1 and never
 // fails. Why StatusOr<uint64> and not a 128-bit count: one type and one error code in 1, 2 and 3
 // dimensions, in the width engines size containers and loops with, and a chunk count that does not fit
-// it is not one anyone can enumerate or allocate for.
-[[nodiscard]] inline absl::StatusOr<std::uint64_t> count(ChunkSpan span) {
-  const std::uint64_t n = internal::count_or_zero(span);
+// it is not one anyone can enumerate or allocate for. The span form is written once for every
+// SignedWord: an N-bit span counts in an unsigned N-bit word, OutOfRange for its one span of 2^N chunks.
+template <SignedWord T>
+[[nodiscard]] absl::StatusOr<std::make_unsigned_t<T>> count(BasicChunkSpan<T> span) {
+  const std::make_unsigned_t<T> n = internal::count_or_zero(span);
   if (n == 0) [[unlikely]] {
-    return internal::too_many(span, 0);
+    return internal::too_many(span.first(), span.last(), std::numeric_limits<std::make_unsigned_t<T>>::digits, 0);
   }
   return n;
 }
@@ -364,10 +397,10 @@ template <typename V, typename Chunk>
 }
 
 // Visits first..last in ascending order. The loop tests for `last` after the visit, never incrementing
-// past it, because last may be INT64_MAX.
-template <typename Emit>
-[[nodiscard]] inline bool each(ChunkSpan span, Emit&& emit) {
-  for (std::int64_t c = span.first();; ++c) {
+// past it, because last may be the greatest T (INT64_MAX).
+template <SignedWord T, typename Emit>
+[[nodiscard]] inline bool each(BasicChunkSpan<T> span, Emit&& emit) {
+  for (T c = span.first();; c = in_word<T>(c + 1)) {
     if (!emit(c)) return false;
     if (c == span.last()) return true;
   }
@@ -389,15 +422,19 @@ export namespace lwc {
 //   absl::Status s = lwc::for_each_chunk(box, kMaxChunksPerFrame, [&](lwc::Int2 c) {
 //     return loader.request(c);   // absl::Status: the first failure stops the walk
 //   });
-template <typename V>
-  requires ChunkVisitor<V, std::int64_t>
-[[nodiscard]] absl::Status for_each_chunk(ChunkSpan span, std::uint64_t budget, V&& visit) {
-  const std::uint64_t n = internal::count_or_zero(span);
+//
+// The span form is written once for every SignedWord; an N-bit span takes an unsigned N-bit budget, so
+// its one span of 2^N chunks is over every budget, as [INT64_MIN, INT64_MAX] is for ChunkSpan.
+template <SignedWord T, typename V>
+  requires ChunkVisitor<V, T>
+[[nodiscard]] absl::Status for_each_chunk(BasicChunkSpan<T> span, std::type_identity_t<std::make_unsigned_t<T>> budget,
+                                          V&& visit) {
+  const std::make_unsigned_t<T> n = internal::count_or_zero(span);
   if (n == 0 || n > budget) [[unlikely]] {
-    return internal::over_budget(n, budget);
+    return internal::over_budget(n, budget, std::numeric_limits<std::make_unsigned_t<T>>::digits);
   }
   absl::Status status;
-  (void)internal::each(span, [&](std::int64_t x) { return internal::visit_one(visit, x, status); });
+  (void)internal::each(span, [&](T x) { return internal::visit_one(visit, x, status); });
   return status;
 }
 

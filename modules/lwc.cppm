@@ -7,3 +7,4 @@ export import lwc.decompose;
 export import lwc.cover;
 export import lwc.rebase;
 export import lwc.broadphase;
+export import lwc.commit;

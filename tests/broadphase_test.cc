@@ -372,8 +372,8 @@ TEST(ThreeD, PairsAcrossCellBoundariesInThreeDimensions) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The persistent grid (E1-E6): every operation and update is judged by lwc::contracts::PersistentJudge
-// (the brute-force model), and the tests name the figures they expect.
+// The persistent grid (the E-clauses of docs/broadphase.md): every operation and update is judged by
+// lwc::contracts::PersistentJudge (the brute-force model), and the tests name the figures they expect.
 
 using lwc::Contact;
 using lwc::ContactEvents;
@@ -420,6 +420,7 @@ struct Judged {
 };
 
 TEST(Persistent, SeedWallContactBeginsOnceAndEndsOnce) {
+  // E1, E2, E5.
   Judged<2> g(config(2));
   const std::size_t wall = g.insert(box(0, 0, 10, 2));
   const std::size_t prop = g.insert(box(12, 0.5, 12.5, 1.5));
@@ -450,6 +451,7 @@ TEST(Persistent, SeedWallContactBeginsOnceAndEndsOnce) {
 }
 
 TEST(Persistent, APairThatBeganAndEndedBetweenUpdatesProducesNothing) {
+  // E1.
   Judged<2> g(config(1));
   const std::size_t a = g.insert(box(0, 0, 1, 1));
   const std::size_t b = g.insert(box(5, 5, 6, 6));
@@ -467,6 +469,7 @@ TEST(Persistent, APairThatBeganAndEndedBetweenUpdatesProducesNothing) {
 }
 
 TEST(Persistent, APairOfTwoMovedBoxesIsReportedOnce) {
+  // E1.
   // Both boxes of each pair are dirty: each pair is met from both sides and reported from the lower slot.
   Judged<2> g(config(1));
   std::vector<std::size_t> ids;
@@ -483,6 +486,7 @@ TEST(Persistent, APairOfTwoMovedBoxesIsReportedOnce) {
 }
 
 TEST(Persistent, ARemovedBoxEndsItsPairsUnderItsOldHandle) {
+  // E1, E3.
   Judged<2> g(config(1));
   const std::size_t a = g.insert(box(0, 0, 3, 3));
   const std::size_t b = g.insert(box(1, 1, 2, 2));
@@ -501,6 +505,7 @@ TEST(Persistent, ARemovedBoxEndsItsPairsUnderItsOldHandle) {
 }
 
 TEST(Persistent, StaleAndNeverIssuedHandlesAreNotFoundAndChangeNothing) {
+  // E3, E4.
   Judged<2> g(config(1));
   const std::size_t a = g.insert(box(0, 0, 1, 1));
   const std::size_t b = g.insert(box(0, 0, 1, 1));
@@ -528,6 +533,7 @@ TEST(Persistent, StaleAndNeverIssuedHandlesAreNotFoundAndChangeNothing) {
 }
 
 TEST(Persistent, RejectedOperationsChangeNothing) {
+  // E4, E6 (a swept volume over budget).
   GridConfig c = config(1);
   c.budgets.max_cells_per_box = 16;
   Judged<2> g(c);
@@ -553,6 +559,7 @@ TEST(Persistent, RejectedOperationsChangeNothing) {
 }
 
 TEST(Persistent, ARefusedUpdateChangesNothingAndKeepsItsOperations) {
+  // E2, E4.
   GridConfig c = config(1);
   c.budgets.max_pairs = 3;
   c.budgets.max_memberships = 12;
@@ -576,6 +583,7 @@ TEST(Persistent, ARefusedUpdateChangesNothingAndKeepsItsOperations) {
 }
 
 TEST(Persistent, ABulletThroughAWallIsASweptCandidateOnlyWhenSwept) {
+  // E6.
   // Seed 001 leaves swept boxes open: a fast box that passes through a thin wall within one step is
   // disjoint from it at both ends, so the end boxes never overlap.
   for (const Motion motion : {Motion::kTeleport, Motion::kSwept}) {
@@ -600,6 +608,7 @@ TEST(Persistent, ABulletThroughAWallIsASweptCandidateOnlyWhenSwept) {
 }
 
 TEST(Persistent, TwoSweptBoxesCrossingEachOtherAreOneCandidate) {
+  // E6.
   Judged<2> g(config(1));
   const std::size_t a = g.insert(box(0, 0, 1, 1));
   const std::size_t b = g.insert(box(10, 0, 11, 1));
@@ -615,6 +624,7 @@ TEST(Persistent, TwoSweptBoxesCrossingEachOtherAreOneCandidate) {
 }
 
 TEST(Persistent, CoarseBoxesMoveAcrossFineOnes) {
+  // E1, E6 across oversize levels (B11).
   GridConfig c = config(1);
   c.oversize = Oversize::kCoarserLevels;
   c.budgets.max_cells_per_box = 16;
@@ -661,6 +671,7 @@ TEST(Persistent, CostDoesNotGrowWithStaticBoxesElsewhere) {
 }
 
 TEST(Persistent, ThousandsOfMovingBoxesMatchFindPairsEveryFrame) {
+  // E1, E2.
   // A larger world than the properties reach: 3,000 boxes, 5% jittering and 0.5% teleporting per frame,
   // every frame compared with find_pairs and the events with the difference of consecutive results.
   std::mt19937_64 rng(7);
@@ -709,6 +720,7 @@ TEST(Persistent, ThousandsOfMovingBoxesMatchFindPairsEveryFrame) {
 }
 
 TEST(Persistent, ThreeDimensionalBoxesAcrossCellBoundaries) {
+  // E1, E6.
   Judged<3> g(config(1));
   const std::size_t a = g.insert({{0, 0, 0}, {1, 1, 1}});
   const std::size_t b = g.insert({{2, 2, 2}, {3, 3, 3}});
@@ -725,6 +737,7 @@ TEST(Persistent, ThreeDimensionalBoxesAcrossCellBoundaries) {
 }
 
 TEST(Persistent, ConfigIsValidatedLikeFindPairs) {
+  // E2: the config errors of find_pairs (B6).
   GridConfig c = config(0);
   EXPECT_EQ(lwc::PersistentGrid<2>::create(c).status().code(), absl::StatusCode::kInvalidArgument);
   c = config(1);

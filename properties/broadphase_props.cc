@@ -337,6 +337,8 @@ struct Move : PersistentCommand {
       : object(any_object(m)),
         box(moved_box(m.model.objects()[object].now, m.model.config().cell_size)),
         motion(*rc::gen::element(Motion::kTeleport, Motion::kSwept)) {}
+  // Shrinking drops commands: an object index may outlive the insert that made it.
+  void checkPreconditions(const PersistentState& m) const override { RC_PRE(object < m.model.objects().size()); }
   void apply(PersistentState& m) const override { (void)m.model.move(object, box, motion); }
   void run(const PersistentState& m, PersistentSut& sut) const override {
     PersistentState next = m;
@@ -351,6 +353,7 @@ struct Move : PersistentCommand {
 struct Remove : PersistentCommand {
   std::size_t object;
   explicit Remove(const PersistentState& m) : object(any_object(m)) {}
+  void checkPreconditions(const PersistentState& m) const override { RC_PRE(object < m.model.objects().size()); }
   void apply(PersistentState& m) const override { (void)m.model.remove(object); }
   void run(const PersistentState& m, PersistentSut& sut) const override {
     PersistentState next = m;

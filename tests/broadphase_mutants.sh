@@ -36,7 +36,7 @@ mutant ceil_minus_one_last_cell $b 's|absl::StatusOr<std::int64_t> hi = cell_of(
 mutant no_reference_cell_rule $b 's|if ((fa \| flags\[b\]) != all_flags<D>()) continue;|if ((fa \| flags[b]) == 0xffffffffu) continue;|'
 p=modules/broadphase/persistent.cppm
 # E6: the step volume is only the end box (no union with the start of the step).
-mutant persistent_no_swept_union $p 's|volume.box = internal::hull(start, box);|volume.box = box;|'
+mutant persistent_no_swept_union $p 's|volume.box = internal::hull(start, box);|volume.box = box; (void)start;|'
 # E1: a pair that overlapped at the previous update is reported as began again when one of its boxes moves.
 mutant persistent_began_for_present_pairs $p 's|if (a.committed \&\& b.committed \&\& overlaps(a.then.box, b.then.box)) return;||'
 # E3: a handle is accepted by slot alone (a stale handle of a reused slot moves or removes the new box).

@@ -577,10 +577,16 @@ LWC_PROP_SCALED(Broadphase, E5_UpdateWorkDoesNotDependOnStaticBoxesElsewhere, 40
   const double h = *rc::gen::element(0.5, 1.0, 2.0, 3.0, 0.1, 1.0 / 3.0, 1e-3, 1e3);
   const GridConfig c = roomy(h);
   const std::vector<lwc::Box2> scene = *lwc::testing::scene<2>(h, 16);
+  // The far boxes start a cell beyond every scene box and every moved one (those stay within 100 h): the
+  // scene's coordinates do not scale with h, so a fixed multiple of h is not far (reproduce=BsjQy9WY...).
+  double top = 100 * h;
+  for (const lwc::Box2& b : scene) top = std::max({top, b.max[0], b.max[1]});
+  const double base = top + 2 * h;
+  RC_PRE(base - top >= h);  // exact (Sterbenz): base is in [top, 2 top]
   std::vector<lwc::Box2> far;
   for (int i = *rc::gen::inRange(1, 200); i > 0; --i) {
-    const double x = (1000 + i % 16) * h;
-    const double y = (1000 + i / 16) * h;
+    const double x = base + (i % 16) * h;
+    const double y = base + (i / 16) * h;
     far.push_back({{x, y}, {x + h / 2, y + h / 2}});
   }
   lwc::PersistentGrid<2> small = *lwc::PersistentGrid<2>::create(c);

@@ -687,7 +687,7 @@ template <std::size_t N>
                                                    got.ok() ? std::string("a placement") : internal::status_text(got.status())));
   };
   if (result.started_version > version) return expect_error(absl::StatusCode::kInvalidArgument, "a result from the future");
-  if (result.placement == Placement::kBakedLocal && result.started_version != version) {
+  if (result.placement == LatePlacement::kBakedLocal && result.started_version != version) {
     return expect_error(absl::StatusCode::kAborted, "a result baked in an older frame is stale");
   }
   if (absl::Status s = check_render(spec, origin, version, result.anchor, got); !s.ok()) {

@@ -36,12 +36,15 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "fuzz_support.h"
 
 import lwc.decompose;
 import lwc.commit;
 import lwc.contracts.commit;
 
 namespace {
+
+using lwc::fuzzing::require;
 
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
@@ -53,12 +56,6 @@ struct Snap {
 };
 
 struct InjectedThrow {};
-
-void require(const absl::Status& status) {
-  if (status.ok()) return;
-  std::fprintf(stderr, "contract violated: %s\n", std::string(status.message()).c_str());
-  __builtin_trap();
-}
 
 void require(bool condition, const char* what) {
   if (condition) return;

@@ -24,29 +24,20 @@
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "fuzz_support.h"
 
 import lwc.cover;
 import lwc.contracts.cover;
 
 namespace {
 
+using lwc::fuzzing::word;
+using lwc::fuzzing::require;
+
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 // Enumerations within budget are walked only up to this many chunks (over-budget ones at any count:
 // they must return before the first visit).
 constexpr std::uint64_t kMaxWalk = 4096;
-
-std::uint64_t word(FuzzedDataProvider& in) {
-  const std::vector<std::uint8_t> bytes = in.ConsumeBytes<std::uint8_t>(8);
-  std::uint64_t w = 0;
-  if (!bytes.empty()) std::memcpy(&w, bytes.data(), bytes.size());
-  return w;
-}
-
-void require(const absl::Status& status) {
-  if (status.ok()) return;
-  std::fprintf(stderr, "contract violated: %s\n", std::string(status.message()).c_str());
-  __builtin_trap();
-}
 
 // A positive word is the size itself; any other maps to a small size (1 to 256), where chunk boundaries
 // fall inside short ranges.

@@ -19,27 +19,18 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "fuzz_support.h"
 
 import lwc.decompose;
 import lwc.contracts.decompose;
 
 namespace {
 
+using lwc::fuzzing::word;
+using lwc::fuzzing::require;
+
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-
-std::uint64_t word(FuzzedDataProvider& in) {
-  const std::vector<std::uint8_t> bytes = in.ConsumeBytes<std::uint8_t>(8);
-  std::uint64_t w = 0;
-  if (!bytes.empty()) std::memcpy(&w, bytes.data(), bytes.size());
-  return w;
-}
-
-void require(const absl::Status& status) {
-  if (status.ok()) return;
-  std::fprintf(stderr, "contract violated: %s\n", std::string(status.message()).c_str());
-  __builtin_trap();
-}
 
 }  // namespace
 

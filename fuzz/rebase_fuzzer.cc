@@ -28,30 +28,21 @@
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "fuzz_support.h"
 
 import lwc.rebase;
 import lwc.contracts.rebase;
 
 namespace {
 
+using lwc::fuzzing::word;
+using lwc::fuzzing::require;
+
 using lwc::CellIndex;
 using lwc::WorldPosition;
 
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-
-std::uint64_t word(FuzzedDataProvider& in) {
-  const std::vector<std::uint8_t> bytes = in.ConsumeBytes<std::uint8_t>(8);
-  std::uint64_t w = 0;
-  if (!bytes.empty()) std::memcpy(&w, bytes.data(), bytes.size());
-  return w;
-}
-
-void require(const absl::Status& status) {
-  if (status.ok()) return;
-  std::fprintf(stderr, "contract violated: %s\n", std::string(status.message()).c_str());
-  __builtin_trap();
-}
 
 std::int64_t clamp_add(std::int64_t a, std::int64_t d) {
   const absl::int128 v = absl::int128(a) + d;
@@ -168,7 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 7: {
         if (world.empty()) break;
         const WorldPosition<2>& p = world[in.ConsumeIntegralInRange<std::size_t>(0, world.size() - 1)];
-        late.push_back(view.start_late(p, in.ConsumeBool() ? lwc::Placement::kRelocatable : lwc::Placement::kBakedLocal));
+        late.push_back(view.start_late(p, in.ConsumeBool() ? lwc::LatePlacement::kRelocatable : lwc::LatePlacement::kBakedLocal));
         break;
       }
       case 8: {

@@ -440,12 +440,12 @@ struct Rebased {
   friend constexpr bool operator==(const Rebased&, const Rebased&) noexcept = default;
 };
 
-// Placement
+// LatePlacement
 //
 // What a late asynchronous result holds (seed 003): kRelocatable data is placed only through its world
 // anchor and may be committed under any later origin; kBakedLocal data has coordinates baked into the
 // render frame of the version it started under, and is stale after any rebase.
-enum class Placement { kRelocatable, kBakedLocal };
+enum class LatePlacement { kRelocatable, kBakedLocal };
 
 // LateResult
 //
@@ -456,7 +456,7 @@ template <std::size_t N>
 struct LateResult {
   WorldPosition<N> anchor;
   std::uint64_t started_version = 0;
-  Placement placement = Placement::kRelocatable;
+  LatePlacement placement = LatePlacement::kRelocatable;
 };
 
 // OriginCoordinator
@@ -679,7 +679,7 @@ class OriginCoordinator {
   // start_late()
   //
   // The ticket for an asynchronous build anchored at `anchor`, started now (under the current version).
-  [[nodiscard]] LateResult<N> start_late(const WorldPosition<N>& anchor, Placement placement) const {
+  [[nodiscard]] LateResult<N> start_late(const WorldPosition<N>& anchor, LatePlacement placement) const {
     return LateResult<N>{anchor, version_, placement};
   }
 
@@ -695,7 +695,7 @@ class OriginCoordinator {
       return absl::InvalidArgumentError(absl::StrCat("place_late: result started at version ", result.started_version,
                                                      ", after this view's version ", version_));
     }
-    if (result.placement == Placement::kBakedLocal && result.started_version != version_) {
+    if (result.placement == LatePlacement::kBakedLocal && result.started_version != version_) {
       return absl::AbortedError(absl::StrCat("place_late: result baked in the frame of version ",
                                              result.started_version, " is stale at version ", version_, " (R9)"));
     }

@@ -97,7 +97,7 @@ LWC_PROP(Rebase, R2_NoOperationWritesAnAuthoritativePosition, ()) {
   for (OriginCoordinator<2>* v : {&view, &other}) {
     for (const WorldPosition<2>& p : world) {
       (void)v->to_render(p);
-      (void)v->place_late(v->start_late(p, lwc::Placement::kRelocatable));
+      (void)v->place_late(v->start_late(p, lwc::LatePlacement::kRelocatable));
       absl::StatusOr<std::optional<RebasePlan<2>>> plan = v->plan(p);
       if (plan.ok() && *plan) {
         load_barrier(*v, (*plan)->target);
@@ -270,7 +270,7 @@ LWC_PROP(Rebase, R9_LateResultsArePlacedFromTheirAnchorWhateverHappened, ()) {
   const int steps = *rc::gen::inRange(1, 10);
   for (int i = 0; i < steps; ++i) {
     const WorldPosition<3> anchor = *lwc::testing::position_near<3>(spec, view.origin());
-    tickets.push_back(view.start_late(anchor, *rc::gen::element(lwc::Placement::kRelocatable, lwc::Placement::kBakedLocal)));
+    tickets.push_back(view.start_late(anchor, *rc::gen::element(lwc::LatePlacement::kRelocatable, lwc::LatePlacement::kBakedLocal)));
     const CellIndex<3> target = *lwc::testing::cell_index<3>(lwc::testing::cell_near(view.origin()[0], 3));
     view.load(target);
     if (target != view.origin()) RC_ASSERT(view.commit({view.origin(), target, view.version()}).ok());
@@ -280,7 +280,7 @@ LWC_PROP(Rebase, R9_LateResultsArePlacedFromTheirAnchorWhateverHappened, ()) {
     const absl::StatusOr<lwc::RenderPoint<3>> placed = view.place_late(t);
     assert_ok(lwc::contracts::check_late(spec, view.origin(), view.version(), t, placed));
     // Path independence: the same bits as a view that was created at this origin and never rebased.
-    if (t.placement == lwc::Placement::kRelocatable) {
+    if (t.placement == lwc::LatePlacement::kRelocatable) {
       const absl::StatusOr<lwc::RenderPoint<3>> now = fresh.to_render(t.anchor);
       RC_ASSERT(placed.ok() == now.ok());
       if (placed.ok()) {
@@ -505,10 +505,10 @@ struct RenderAll : Step {
 
 struct StartLate : Step {
   std::size_t index;
-  lwc::Placement placement;
+  lwc::LatePlacement placement;
   explicit StartLate(const Model& m)
       : index(*rc::gen::inRange<std::size_t>(0, m.world.size())),
-        placement(*rc::gen::element(lwc::Placement::kRelocatable, lwc::Placement::kBakedLocal)) {}
+        placement(*rc::gen::element(lwc::LatePlacement::kRelocatable, lwc::LatePlacement::kBakedLocal)) {}
   void apply(Model& m) const override { m.late.push_back({m.world[index], m.view.version(), placement}); }
   void act(const Model& m, Sut& sut) const override {
     const lwc::LateResult<2> t = sut.view.start_late(m.world[index], placement);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -293,6 +294,28 @@ TEST(ForEachChunk, OverflowingBoxCountIsOverBudget) {
 }
 
 // Checkers ------------------------------------------------------------------------------------------
+
+TEST(Span, ReversedSpanIsRefusedAndEveryOtherIsKept) {
+  const absl::StatusOr<ChunkSpan> reversed = ChunkSpan::create(1, 0);
+  EXPECT_EQ(reversed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(reversed.status().message(), "[1, 0]")) << reversed.status();
+  EXPECT_EQ(ChunkSpan::create(kMax, kMin).status().code(), absl::StatusCode::kInvalidArgument);
+  const absl::StatusOr<ChunkSpan> whole = ChunkSpan::create(kMin, kMax);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->first(), kMin);
+  EXPECT_EQ(whole->last(), kMax);
+  EXPECT_EQ(*ChunkSpan::create(kMax, kMax), (ChunkSpan::of<kMax, kMax>()));
+}
+
+TEST(Printing, SpansAndBoxesPrintTheirClosedBounds) {
+  // Counterexamples are printed with these.
+  std::ostringstream os;
+  os << span(kMin, -1) << " " << lwc::ChunkBox2{span(0, 1), span(2, 3)} << " "
+     << lwc::ChunkBox3{span(0, 0), span(-1, 0), span(kMax, kMax)};
+  EXPECT_EQ(os.str(),
+            "[-9223372036854775808, -1] {x [0, 1], y [2, 3]} {x [0, 0], y [-1, 0], z [9223372036854775807, "
+            "9223372036854775807]}");
+}
 
 TEST(Checker, NamesTheClauseOfEachWrongAnswer) {
   using lwc::contracts::check_cover;

@@ -37,6 +37,7 @@ static_assert(split(-1, k1000) == ChunkPoint{-1, 999});
 static_assert(lwc::split_by_division(-1, k1000) == ChunkPoint{-1, 999});
 static_assert(split(kMin, ChunkSize::of<3>()) == ChunkPoint{-3074457345618258603, 1});
 static_assert(split(-1000, k1000) == ChunkPoint{-1, 0});
+static_assert(lwc::split_by_division(-1000, k1000) == ChunkPoint{-1, 0});  // the fix is for r < 0 only
 static_assert(split(-1001, k1000) == ChunkPoint{-2, 999});
 static_assert(split(kMin, k1000) == ChunkPoint{-9223372036854776, 192});
 static_assert(split(kMax, k1000) == ChunkPoint{9223372036854775, 807});

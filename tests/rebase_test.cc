@@ -13,6 +13,7 @@
 #include <limits>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -209,8 +210,8 @@ TEST(Seed003, LateChunkIsConvertedFromItsAnchorNotItsStaleLocal) {
   OriginCoordinator<3> v = view<3>(102400, metres, {0, 0, 0}, 1);
 
   const WorldPosition<3> anchor = cm.from_fixed(lwc::FixedPoint<3>{{820000, 0, 0}});
-  const lwc::LateResult<3> chunk = v.start_late(anchor, lwc::Placement::kRelocatable);
-  const lwc::LateResult<3> baked = v.start_late(anchor, lwc::Placement::kBakedLocal);
+  const lwc::LateResult<3> chunk = v.start_late(anchor, lwc::LatePlacement::kRelocatable);
+  const lwc::LateResult<3> baked = v.start_late(anchor, lwc::LatePlacement::kBakedLocal);
   EXPECT_EQ(chunk.started_version, 1u);
   absl::StatusOr<lwc::RenderPoint<3>> source_local = v.to_render(anchor);
   ASSERT_TRUE(source_local.ok());
@@ -484,6 +485,42 @@ TEST(Views, SeveralCoordinatorsShareOneWorldWithoutTouchingIt) {
   }
   EXPECT_NE(left.to_render(kEntity)->at, right.to_render(kEntity)->at);
   EXPECT_TRUE(lwc::contracts::check_authority<2>(authority, world).ok());
+}
+
+// The batch API and the diagnostics --------------------------------------------------------------------
+
+TEST(Render, BatchWithMismatchedSpansIsRefusedBeforeWritingAnything) {
+  OriginCoordinator<2> v = view<2>(1024);
+  const std::vector<WorldPosition<2>> anchors{WorldPosition<2>{{0, 0}, {1, 2}}, WorldPosition<2>{{1, 0}, {3, 4}}};
+  std::vector<std::array<float, 2>> locals(1, std::array<float, 2>{-7.0f, -7.0f});
+  const absl::StatusOr<std::size_t> r = v.to_render_all(anchors, locals);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(locals[0], (std::array<float, 2>{-7.0f, -7.0f}));
+}
+
+TEST(Render, BatchNamesTheFirstAnchorThatIsNotNormalised) {
+  OriginCoordinator<2> v = view<2>(1024);
+  const std::vector<WorldPosition<2>> anchors{WorldPosition<2>{{0, 0}, {1, 2}}, WorldPosition<2>{{0, 0}, {1024, 0}}};
+  std::vector<std::array<float, 2>> locals(2);
+  const absl::StatusOr<std::size_t> r = v.to_render_all(anchors, locals);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "anchor 1")) << r.status();
+}
+
+TEST(Grid, GridsAreEqualExactlyWhenTheirCellSizesAre) {
+  EXPECT_EQ(grid(1024), grid(1024));
+  EXPECT_FALSE(grid(1024) == grid(1023));
+  EXPECT_EQ(grid(WorldGrid::kMaxCellSize), grid(WorldGrid::kMaxCellSize));
+}
+
+TEST(Printing, PositionsPrintTheirCellAndExactOffsets) {
+  // Counterexamples are printed with this: offsets in hexfloat so that no digit is lost.
+  std::ostringstream two;
+  two << WorldPosition<2>{{kMin, -1}, {0.5, 0x1.fffffffffffffp-1}};
+  EXPECT_EQ(two.str(), "{cell (-9223372036854775808, -1) + (0x1p-1, 0x1.fffffffffffffp-1)}");
+  std::ostringstream three;
+  three << WorldPosition<3>{{1, 2, 3}, {0, 1, 2}} << " " << 1.5;
+  EXPECT_EQ(three.str(), "{cell (1, 2, 3) + (0x0p+0, 0x1p+0, 0x1p+1)} 1.5");  // the stream's format is restored
 }
 
 // Checkers ------------------------------------------------------------------------------------------------

@@ -14,6 +14,12 @@
 // Goals (issue 4): uniform 100k and 1M: lwc >= 5x faster than the seed-style baseline and >= 4x faster
 // than sort-and-sweep; walls: >= 6x and >= 4x; lwc's time per pair on walls <= 1.5x its time per pair on
 // uniform boxes of the same count (group "per_pair", time measured per reported pair).
+//
+// Moving boxes (issue 7): the uniform 100k world, 1% ("moving_1pct") or 10% ("moving_10pct") of the boxes
+// jittering by up to 0.5 m per axis each frame. "lwc_update" times one frame of the persistent grid: the
+// move() calls and update(), which returns the began and ended events; "baseline_rebuild" times find_pairs
+// over all boxes after the same kind of frame (without even diffing the pair sets). Drawing the random
+// moves is outside the timed part of both. Goal: at 1%, the update costs <= 1/10 of the rebuild.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
@@ -219,6 +225,88 @@ void run(benchmark::State& state, char kind, Impl impl) {
   }
 }
 
+// One frame of a moving world: `percent` of the boxes (picked at random, with repetition) jitter. Returns
+// the boxes moved, in order, so that the timed part of a frame is the engine's work only.
+struct MovingWorld {
+  std::vector<Box2> boxes;
+  std::vector<lwc::Handle> handles;
+  std::mt19937_64 rng{42};
+};
+
+std::vector<std::size_t> jitter(MovingWorld& w, int percent) {
+  std::uniform_int_distribution<std::size_t> pick(0, w.boxes.size() - 1);
+  std::uniform_real_distribution<double> d(-0.5, 0.5);
+  std::vector<std::size_t> moved;
+  for (std::size_t m = w.boxes.size() * static_cast<std::size_t>(percent) / 100; m > 0; --m) {
+    const std::size_t i = pick(w.rng);
+    const double dx = d(w.rng);
+    const double dy = d(w.rng);
+    Box2& b = w.boxes[i];
+    b = {{b.min[0] + dx, b.min[1] + dy}, {b.max[0] + dx, b.max[1] + dy}};
+    moved.push_back(i);
+  }
+  return moved;
+}
+
+void moving_update(benchmark::State& state, int percent) {
+  MovingWorld w;
+  w.boxes = workload('u', static_cast<std::size_t>(state.range(0)));
+  absl::StatusOr<lwc::PersistentGrid<2>> grid = lwc::PersistentGrid<2>::create(grid_config());
+  const auto built = std::chrono::steady_clock::now();
+  for (const Box2& b : w.boxes) w.handles.push_back(*grid->insert(b));
+  absl::StatusOr<lwc::ContactEvents> first = grid->update();
+  const std::chrono::duration<double> build = std::chrono::steady_clock::now() - built;
+  if (!first.ok()) {
+    state.SkipWithError(std::string(first.status().message()).c_str());
+    return;
+  }
+  lwc::UpdateStats stats;
+  double events = 0;
+  for (auto _ : state) {
+    const std::vector<std::size_t> moved = jitter(w, percent);
+    const auto start = std::chrono::steady_clock::now();
+    for (const std::size_t i : moved) {
+      if (!grid->move(w.handles[i], w.boxes[i]).ok()) std::abort();
+    }
+    absl::StatusOr<lwc::ContactEvents> e = grid->update();
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    state.SetIterationTime(elapsed.count());
+    if (!e.ok()) {
+      state.SkipWithError(std::string(e.status().message()).c_str());
+      break;
+    }
+    stats = e->stats;
+    events += static_cast<double>(e->began.size() + e->ended.size());
+    benchmark::DoNotOptimize(e);
+  }
+  state.counters["pairs"] = static_cast<double>(stats.pairs);
+  state.counters["events_per_frame"] = events / static_cast<double>(std::max<benchmark::IterationCount>(state.iterations(), 1));
+  state.counters["touched"] = static_cast<double>(stats.memberships_touched);
+  state.counters["visits"] = static_cast<double>(stats.pair_visits);
+  state.counters["first_build_ms"] = build.count() * 1e3;
+}
+
+void moving_rebuild(benchmark::State& state, int percent) {
+  MovingWorld w;
+  w.boxes = workload('u', static_cast<std::size_t>(state.range(0)));
+  const lwc::GridConfig config = grid_config();
+  std::size_t pairs = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(jitter(w, percent));
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(w.boxes, config);
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    state.SetIterationTime(elapsed.count());
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      break;
+    }
+    pairs = r->pairs.size();
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["pairs"] = static_cast<double>(pairs);
+}
+
 // lwc's time per reported pair, as the benchmark's time: the ratio of "per_pair" medians is then the
 // ratio of per-pair times between the walls and the uniform workload.
 void per_pair(benchmark::State& state, char kind) {
@@ -275,6 +363,14 @@ const bool registered = [] {
                                     std::pair{"baseline_sweep", Impl::kSweep}, std::pair{"baseline_brute", Impl::kBrute}}) {
     benchmark::RegisterBenchmark((std::string("seed729.") + impl).c_str(), run, 's', which)->Arg(729)->Unit(benchmark::kMicrosecond);
   }
+  for (const int percent : {1, 10}) {
+    const std::string group = "moving_" + std::to_string(percent) + "pct";
+    benchmark::RegisterBenchmark((group + ".lwc_update").c_str(), moving_update, percent)
+        ->Arg(100'000)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(percent == 1 ? 100 : 20);
+    benchmark::RegisterBenchmark((group + ".baseline_rebuild").c_str(), moving_rebuild, percent)
+        ->Arg(100'000)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
+  }
+  lwc::bench::goal("moving_1pct", "lwc_update", "baseline_rebuild", 1.0 / 10);
   lwc::bench::goal("uniform", "lwc", "baseline_seed", 1.0 / 5);
   lwc::bench::goal("uniform", "lwc", "baseline_sweep", 1.0 / 4);
   lwc::bench::goal("walls", "lwc", "baseline_seed", 1.0 / 6);

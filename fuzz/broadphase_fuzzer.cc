@@ -6,10 +6,16 @@
 // shared edges and rounding traps live). Every call is judged by lwc.contracts.broadphase, whose
 // brute-force oracle decides the pairs, the error code and the stats; a violation traps.
 //
-// lwc-clauses: B1 B2 B3 B4 B5 B6 B7 B8 B9 B10 B11 B12
+// When the mode byte has both bits 0x10 and 0x20 set, the rest is instead an operation sequence for the
+// persistent grid — inserts, moves (jitter by fractions of a cell and ulps, teleports, swept), removes,
+// never-issued handles and updates — judged operation by operation by lwc::contracts::PersistentJudge
+// (the brute-force model of the E-clauses), with the pair list checked after every update.
+//
+// lwc-clauses: B1 B2 B3 B4 B5 B6 B7 B8 B9 B10 B11 B12 E1 E2 E3 E4 E5 E6
 // (B1-B4, B6, B7, B11, B12: check_find_pairs on every call; B5: check_same_pairs at a second cell size and
 // policy; B8: check_placement and check_covers per box; B9: check_reference_cell on overlapping boxes;
-// B10: check_query on a fuzzed probe.)
+// B10: check_query on a fuzzed probe. E1-E6: PersistentJudge on every operation and update: events, pair
+// list, handles, refused operations and updates, touched memberships, swept candidates.)
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <array>
@@ -44,6 +50,13 @@ double raw_double(FuzzedDataProvider& in) {
   std::uint64_t w = 0;
   if (!bytes.empty()) std::memcpy(&w, bytes.data(), bytes.size());
   return std::bit_cast<double>(w);
+}
+
+double nudge(double v, int steps) {
+  for (int i = 0; i < std::abs(steps); ++i) {
+    v = std::nextafter(v, steps > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity());
+  }
+  return v;
 }
 
 double coordinate(FuzzedDataProvider& in, double h) {
@@ -135,12 +148,93 @@ void run(FuzzedDataProvider& in, std::uint8_t mode) {
   }
 }
 
+template <std::size_t D>
+void run_persistent(FuzzedDataProvider& in, std::uint8_t mode) {
+  constexpr std::array<double, 6> kSizes = {0.5, 1.0, 2.0, 3.0, 0.1, 1.0 / 3.0};
+  const double h = (mode & 4) != 0 ? raw_double(in) : kSizes[in.ConsumeIntegral<std::uint8_t>() % kSizes.size()];
+  lwc::GridConfig config;
+  config.cell_size = h;
+  config.oversize = (mode & 2) != 0 ? lwc::Oversize::kCoarserLevels : lwc::Oversize::kReject;
+  config.budgets.max_cells_per_box = in.ConsumeIntegralInRange<std::int64_t>(-1, 5000);
+  config.budgets.max_memberships = in.ConsumeIntegralInRange<std::int64_t>(-1, 400);
+  config.budgets.max_pairs = in.ConsumeIntegralInRange<std::int64_t>(-1, 100);
+  absl::StatusOr<lwc::PersistentGrid<D>> grid = lwc::PersistentGrid<D>::create(config);
+  const bool config_ok = lwc::contracts::expected_outcome<D>({}, config).code == absl::StatusCode::kOk;
+  if (grid.ok() != config_ok) require(absl::InternalError("E2 state equivalence: the config is judged unlike find_pairs"));
+  if (!grid.ok()) return;
+  lwc::contracts::PersistentJudge<D> judge(config);
+  const auto object = [&](std::uint8_t pick) { return judge.objects() == 0 ? 0 : pick % judge.objects(); };
+  for (int ops = 0; ops < 96 && in.remaining_bytes() > 0; ++ops) {
+    const auto op = in.ConsumeIntegral<std::uint8_t>();
+    const lwc::Motion motion = (op & 0x80) != 0 ? lwc::Motion::kSwept : lwc::Motion::kTeleport;
+    switch (op % 8) {
+      case 0:
+      case 1: {
+        const lwc::Box<D> b = box<D>(in, h);
+        require(judge.insert(b, grid->insert(b)));
+        break;
+      }
+      case 2:
+      case 3: {
+        if (judge.objects() == 0) break;
+        const std::size_t i = object(in.ConsumeIntegral<std::uint8_t>());
+        lwc::Box<D> b = judge.model().objects()[i].now;
+        if (op % 8 == 2) {  // jitter: a fraction of a cell and a few ulps on every axis
+          for (std::size_t k = 0; k < D; ++k) {
+            const double shift = in.ConsumeIntegral<std::int8_t>() * h / 4;
+            const int ulps = in.ConsumeIntegralInRange<int>(-2, 2);
+            const double lo = nudge(b.min[k] + shift, ulps);
+            const double hi = nudge(b.max[k] + shift, ulps);
+            if (lo <= hi) {
+              b.min[k] = lo;
+              b.max[k] = hi;
+            }
+          }
+        } else {
+          b = box<D>(in, h);  // a teleport (or any box at all: invalid ones must be refused)
+        }
+        require(judge.move(i, b, motion, grid->move(judge.handle(i), b, motion)));
+        break;
+      }
+      case 4: {
+        if (judge.objects() == 0) break;
+        const std::size_t i = object(in.ConsumeIntegral<std::uint8_t>());
+        require(judge.remove(i, grid->remove(judge.handle(i))));
+        break;
+      }
+      case 5: {
+        const auto slot = in.ConsumeIntegral<std::uint32_t>();
+        const lwc::Handle never = (op & 0x40) != 0 ? lwc::Handle{slot, 0} : lwc::Handle{slot | 0x80000000u, slot};
+        require(judge.stale(grid->remove(never)));
+        require(judge.stale(grid->move(never, box<D>(in, h), motion)));
+        break;
+      }
+      default: {
+        require(judge.update(grid->update()));
+        const std::vector<lwc::Contact> pairs = grid->pairs();
+        require(judge.pairs(pairs));
+        const std::vector<lwc::Tracked<D>> live = grid->boxes();
+        require(lwc::contracts::check_tracked_pairs<D>(live, pairs));
+        break;
+      }
+    }
+  }
+  require(judge.update(grid->update()));
+  require(judge.pairs(grid->pairs()));
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider in(data, size);
   const auto mode = in.ConsumeIntegral<std::uint8_t>();
-  if ((mode & 1) != 0) {
+  if ((mode & 0x30) == 0x30) {
+    if ((mode & 1) != 0) {
+      run_persistent<3>(in, mode);
+    } else {
+      run_persistent<2>(in, mode);
+    }
+  } else if ((mode & 1) != 0) {
     run<3>(in, mode);
   } else {
     run<2>(in, mode);

@@ -11,7 +11,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -367,6 +369,381 @@ TEST(ThreeD, PairsAcrossCellBoundariesInThreeDimensions) {
     const absl::Status s = lwc::contracts::check_find_pairs(boxes, config(h), r);
     EXPECT_TRUE(s.ok()) << s.message();
   }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The persistent grid (the E-clauses of docs/broadphase.md): every operation and update is judged by
+// lwc::contracts::PersistentJudge (the brute-force model), and the tests name the figures they expect.
+
+using lwc::Contact;
+using lwc::ContactEvents;
+using lwc::Handle;
+using lwc::Motion;
+
+// A persistent grid and its judge, driven together; every verdict must be OK.
+template <std::size_t D>
+struct Judged {
+  explicit Judged(const GridConfig& c) : grid(*lwc::PersistentGrid<D>::create(c)), judge(c) {}
+
+  std::size_t insert(const lwc::Box<D>& b) {
+    const absl::StatusOr<Handle> h = grid.insert(b);
+    expect(judge.insert(b, h));
+    return judge.objects() - 1;
+  }
+  absl::Status move(std::size_t object, const lwc::Box<D>& b, Motion m = Motion::kTeleport) {
+    const absl::Status s = grid.move(judge.handle(object), b, m);
+    expect(judge.move(object, b, m, s));
+    return s;
+  }
+  absl::Status remove(std::size_t object) {
+    const absl::Status s = grid.remove(judge.handle(object));
+    expect(judge.remove(object, s));
+    return s;
+  }
+  absl::StatusOr<ContactEvents> update() {
+    absl::StatusOr<ContactEvents> e = grid.update();
+    expect(judge.update(e));
+    expect(judge.pairs(grid.pairs()));
+    const std::vector<lwc::Tracked<D>> live = grid.boxes();
+    expect(lwc::contracts::check_tracked_pairs<D>(live, grid.pairs()));
+    return e;
+  }
+  Contact contact(std::size_t a, std::size_t b) const {
+    const Handle x = judge.handle(a);
+    const Handle y = judge.handle(b);
+    return x.slot < y.slot ? Contact{x, y} : Contact{y, x};
+  }
+  static void expect(const absl::Status& verdict) { EXPECT_TRUE(verdict.ok()) << verdict.message(); }
+
+  lwc::PersistentGrid<D> grid;
+  lwc::contracts::PersistentJudge<D> judge;
+};
+
+TEST(Persistent, SeedWallContactBeginsOnceAndEndsOnce) {
+  // E1, E2, E5.
+  Judged<2> g(config(2));
+  const std::size_t wall = g.insert(box(0, 0, 10, 2));
+  const std::size_t prop = g.insert(box(12, 0.5, 12.5, 1.5));
+  absl::StatusOr<ContactEvents> e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE(e->began.empty());
+  EXPECT_EQ(e->stats.memberships, 13);  // seed 001: the wall's 12 cells and the prop's 1
+  ASSERT_TRUE(g.move(prop, box(9, 0.5, 9.5, 1.5)).ok());  // seed 001's prop: in the wall's cell (4, 0)
+  e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->began, (std::vector<Contact>{g.contact(wall, prop)}));
+  EXPECT_TRUE(e->ended.empty());
+  EXPECT_EQ(e->stats.memberships, 13);
+  EXPECT_EQ(e->stats.memberships_touched, 2);  // the prop's old cell and its new one: nothing of the wall
+  e = g.update();  // nothing moved: nothing to report, the contact persists
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE(e->began.empty() && e->ended.empty());
+  EXPECT_EQ(g.grid.pairs(), (std::vector<Contact>{g.contact(wall, prop)}));
+  ASSERT_TRUE(g.move(prop, box(10, 0.5, 10.5, 1.5)).ok());  // touching at x = 10: still a contact (closed)
+  e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE(e->began.empty() && e->ended.empty());
+  ASSERT_TRUE(g.move(prop, box(std::nextafter(10.0, 11.0), 0.5, 10.5, 1.5)).ok());  // one ulp away
+  e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->ended, (std::vector<Contact>{g.contact(wall, prop)}));
+  EXPECT_TRUE(g.grid.pairs().empty());
+}
+
+TEST(Persistent, APairThatBeganAndEndedBetweenUpdatesProducesNothing) {
+  // E1.
+  Judged<2> g(config(1));
+  const std::size_t a = g.insert(box(0, 0, 1, 1));
+  const std::size_t b = g.insert(box(5, 5, 6, 6));
+  ASSERT_TRUE(g.update().ok());
+  ASSERT_TRUE(g.move(b, box(0.5, 0.5, 2, 2)).ok());
+  ASSERT_TRUE(g.move(b, box(5, 5, 6, 6)).ok());
+  // Inserted and removed within one step: never live at an update.
+  const std::size_t c = g.insert(box(0, 0, 1, 1));
+  ASSERT_TRUE(g.remove(c).ok());
+  const absl::StatusOr<ContactEvents> e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE(e->began.empty() && e->ended.empty() && e->swept.empty());
+  EXPECT_EQ(e->stats.dirty, 2);  // b and the slot of c
+  (void)a;
+}
+
+TEST(Persistent, APairOfTwoMovedBoxesIsReportedOnce) {
+  // E1.
+  // Both boxes of each pair are dirty: each pair is met from both sides and reported from the lower slot.
+  Judged<2> g(config(1));
+  std::vector<std::size_t> ids;
+  for (int i = 0; i < 6; ++i) ids.push_back(g.insert(box(10.0 * i, 0, 10.0 * i + 1, 1)));
+  ASSERT_TRUE(g.update().ok());
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(g.move(ids[static_cast<std::size_t>(i)], box(0.25 * i, 0, 0.25 * i + 3, 3)).ok());
+  absl::StatusOr<ContactEvents> e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->began.size(), 15u);  // all 6 * 5 / 2 pairs, each once
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(g.move(ids[static_cast<std::size_t>(i)], box(10.0 * i, 0, 10.0 * i + 1, 1)).ok());
+  e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->ended.size(), 15u);
+}
+
+TEST(Persistent, ARemovedBoxEndsItsPairsUnderItsOldHandle) {
+  // E1, E3.
+  Judged<2> g(config(1));
+  const std::size_t a = g.insert(box(0, 0, 3, 3));
+  const std::size_t b = g.insert(box(1, 1, 2, 2));
+  const std::size_t c = g.insert(box(2, 2, 4, 4));
+  absl::StatusOr<ContactEvents> e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->began.size(), 3u);
+  const Handle old = g.judge.handle(a);
+  ASSERT_TRUE(g.remove(a).ok());
+  EXPECT_EQ(g.grid.box(old).status().code(), absl::StatusCode::kNotFound);  // stale at once
+  e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->ended, (std::vector<Contact>{g.contact(a, b), g.contact(a, c)}));
+  EXPECT_EQ(e->ended.front().a, old);
+  EXPECT_EQ(g.grid.pairs(), (std::vector<Contact>{g.contact(b, c)}));
+}
+
+TEST(Persistent, StaleAndNeverIssuedHandlesAreNotFoundAndChangeNothing) {
+  // E3, E4.
+  Judged<2> g(config(1));
+  const std::size_t a = g.insert(box(0, 0, 1, 1));
+  const std::size_t b = g.insert(box(0, 0, 1, 1));
+  ASSERT_TRUE(g.update().ok());
+  const Handle old = g.judge.handle(a);
+  ASSERT_TRUE(g.remove(a).ok());
+  EXPECT_EQ(g.remove(a).code(), absl::StatusCode::kNotFound);             // removed twice
+  EXPECT_EQ(g.move(a, box(0, 0, 2, 2)).code(), absl::StatusCode::kNotFound);
+  ASSERT_TRUE(g.update().ok());
+  // The slot is reused with the next generation; the old handle stays stale.
+  const std::size_t c = g.insert(box(0, 0, 1, 1));
+  EXPECT_EQ(g.judge.handle(c).slot, old.slot);
+  EXPECT_EQ(g.judge.handle(c).generation, old.generation + 1);
+  EXPECT_EQ(g.grid.move(old, box(0, 0, 1, 1)).code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(g.grid.remove(old).code(), absl::StatusCode::kNotFound);
+  for (const Handle never : {Handle{}, Handle{0, 0}, Handle{7, 1}, Handle{0xffffffffu, 0xffffffffu}}) {
+    const absl::Status s = g.grid.remove(never);
+    Judged<2>::expect(g.judge.stale(s));
+    EXPECT_EQ(g.grid.box(never).status().code(), absl::StatusCode::kNotFound);
+  }
+  const absl::StatusOr<ContactEvents> e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->began, (std::vector<Contact>{g.contact(b, c)}));
+  EXPECT_EQ(g.grid.size(), 2);
+}
+
+TEST(Persistent, RejectedOperationsChangeNothing) {
+  // E4, E6 (a swept volume over budget).
+  GridConfig c = config(1);
+  c.budgets.max_cells_per_box = 16;
+  Judged<2> g(c);
+  const std::size_t a = g.insert(box(0, 0, 1, 1));
+  ASSERT_TRUE(g.update().ok());
+  for (const Box2& bad : {box(kNaN, 0, 1, 1), box(0, 0, kInf, 1), box(2, 0, 1, 1), box(0, 0, 10, 10), box(1e300, 0, 1e300, 0)}) {
+    const absl::StatusOr<Handle> h = g.grid.insert(bad);
+    Judged<2>::expect(g.judge.insert(bad, h));
+    EXPECT_FALSE(h.ok());
+    EXPECT_FALSE(g.move(a, bad).ok());
+    EXPECT_FALSE(g.move(a, bad, Motion::kSwept).ok());
+  }
+  EXPECT_EQ(g.grid.insert(box(0, 0, 10, 10)).status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(g.grid.insert(box(0, 0, 1e300, 0)).status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(g.grid.insert(box(kNaN, 0, 0, 0)).status().code(), absl::StatusCode::kInvalidArgument);
+  // A swept move whose volume spans more than max_cells_per_box is refused whole: the box stays.
+  EXPECT_EQ(g.move(a, box(10, 0, 11, 1), Motion::kSwept).code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(g.grid.box(g.judge.handle(a))->max[0], 1.0);
+  EXPECT_EQ(g.grid.pending(), 0u);
+  const absl::StatusOr<ContactEvents> e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->stats.dirty, 0);
+}
+
+TEST(Persistent, ARefusedUpdateChangesNothingAndKeepsItsOperations) {
+  // E2, E4.
+  GridConfig c = config(1);
+  c.budgets.max_pairs = 3;
+  c.budgets.max_memberships = 12;
+  Judged<2> g(c);
+  const std::size_t a = g.insert(box(0, 0, 0.5, 0.5));
+  const std::size_t b = g.insert(box(0, 0, 0.5, 0.5));
+  ASSERT_TRUE(g.update().ok());
+  const std::size_t d = g.insert(box(0.25, 0.25, 0.5, 0.5));
+  const std::size_t e = g.insert(box(0.25, 0.25, 0.75, 0.75));  // 6 pairs in all: over max_pairs
+  absl::StatusOr<ContactEvents> r = g.update();
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(g.grid.pairs(), (std::vector<Contact>{g.contact(a, b)}));  // as before
+  EXPECT_EQ(g.grid.pending(), 2u);
+  ASSERT_TRUE(g.move(e, box(0, 0, 3, 3)).ok());  // 16 memberships: over max_memberships
+  r = g.update();
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  ASSERT_TRUE(g.move(e, box(5, 5, 5, 5)).ok());
+  r = g.update();  // the refused updates' operations are reported now, once
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->began, (std::vector<Contact>{g.contact(a, d), g.contact(b, d)}));
+}
+
+TEST(Persistent, ABulletThroughAWallIsASweptCandidateOnlyWhenSwept) {
+  // E6.
+  // Seed 001 leaves swept boxes open: a fast box that passes through a thin wall within one step is
+  // disjoint from it at both ends, so the end boxes never overlap.
+  for (const Motion motion : {Motion::kTeleport, Motion::kSwept}) {
+    Judged<2> g(config(2));
+    const std::size_t wall = g.insert(box(10, -5, 10.25, 5));
+    const std::size_t bullet = g.insert(box(0, 0, 0.1, 0.1));
+    ASSERT_TRUE(g.update().ok());
+    ASSERT_TRUE(g.move(bullet, box(20, 0, 20.1, 0.1), motion).ok());
+    const absl::StatusOr<ContactEvents> e = g.update();
+    ASSERT_TRUE(e.ok());
+    EXPECT_TRUE(e->began.empty() && e->ended.empty());
+    if (motion == Motion::kSwept) {
+      EXPECT_EQ(e->swept, (std::vector<Contact>{g.contact(wall, bullet)}));
+    } else {
+      EXPECT_TRUE(e->swept.empty());
+    }
+    // The candidate is for that step only.
+    const absl::StatusOr<ContactEvents> next = g.update();
+    ASSERT_TRUE(next.ok());
+    EXPECT_TRUE(next->swept.empty());
+  }
+}
+
+TEST(Persistent, TwoSweptBoxesCrossingEachOtherAreOneCandidate) {
+  // E6.
+  Judged<2> g(config(1));
+  const std::size_t a = g.insert(box(0, 0, 1, 1));
+  const std::size_t b = g.insert(box(10, 0, 11, 1));
+  const std::size_t resting = g.insert(box(5, 5, 6, 6));
+  ASSERT_TRUE(g.update().ok());
+  ASSERT_TRUE(g.move(a, box(5, 0, 6, 1), Motion::kSwept).ok());
+  ASSERT_TRUE(g.move(a, box(12, 0, 13, 1), Motion::kSwept).ok());  // the volume accumulates: [0, 13]
+  ASSERT_TRUE(g.move(b, box(-2, 0, -1, 1), Motion::kSwept).ok());
+  const absl::StatusOr<ContactEvents> e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->swept, (std::vector<Contact>{g.contact(a, b)}));
+  (void)resting;
+}
+
+TEST(Persistent, CoarseBoxesMoveAcrossFineOnes) {
+  // E1, E6 across oversize levels (B11).
+  GridConfig c = config(1);
+  c.oversize = Oversize::kCoarserLevels;
+  c.budgets.max_cells_per_box = 16;
+  Judged<2> g(c);
+  std::vector<std::size_t> fine;
+  for (int i = 0; i < 40; ++i) fine.push_back(g.insert(box(i * 3.0, 0, i * 3.0 + 1, 1)));
+  const std::size_t wall = g.insert(box(0, 0.5, 1e6, 0.75));
+  const std::size_t world = g.insert(box(-1e300, -1e300, 1e300, 1e300));
+  ASSERT_TRUE(g.update().ok());
+  ASSERT_TRUE(g.move(wall, box(0, 2, 1e6, 3)).ok());
+  ASSERT_TRUE(g.move(fine[3], box(1e5, 2.5, 1e5 + 1, 2.75), Motion::kSwept).ok());
+  absl::StatusOr<ContactEvents> e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->ended.size(), 39u);  // the wall left every fine box but fine[3], which moved with it
+  EXPECT_TRUE(e->began.empty());
+  ASSERT_TRUE(g.move(world, box(1e300, 1e300, 1e300, 1e300)).ok());
+  ASSERT_TRUE(g.move(wall, box(-1e9, -1e9, 1e9, 1e9), Motion::kSwept).ok());
+  e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->ended.size(), 41u);  // the world box left all 41 others
+  EXPECT_EQ(e->began.size(), 39u);  // the wall, now 2e9 wide, meets the 39 fine boxes it had left
+}
+
+TEST(Persistent, CostDoesNotGrowWithStaticBoxesElsewhere) {
+  // E5: the same moves in a world with 20,000 more static boxes far away touch the same memberships and
+  // visit the same residents.
+  std::vector<lwc::UpdateStats> stats;
+  for (const int extra : {0, 20000}) {
+    lwc::PersistentGrid<2> grid = *lwc::PersistentGrid<2>::create(config(1));
+    std::vector<Handle> near;
+    for (int i = 0; i < 100; ++i) near.push_back(*grid.insert(box(i % 10 * 1.5, i / 10 * 1.5, i % 10 * 1.5 + 2, i / 10 * 1.5 + 2)));
+    for (int i = 0; i < extra; ++i) ASSERT_TRUE(grid.insert(box(1000.0 + i % 200, 1000.0 + i / 200, 1000.5 + i % 200, 1000.5 + i / 200)).ok());
+    ASSERT_TRUE(grid.update().ok());
+    for (int i = 0; i < 100; i += 7) ASSERT_TRUE(grid.move(near[static_cast<std::size_t>(i)], box(i % 10 * 1.5 + 0.7, i / 10 * 1.5, i % 10 * 1.5 + 2.7, i / 10 * 1.5 + 2), Motion::kSwept).ok());
+    const absl::StatusOr<ContactEvents> e = grid.update();
+    ASSERT_TRUE(e.ok());
+    stats.push_back(e->stats);
+  }
+  EXPECT_EQ(stats[0].memberships_touched, stats[1].memberships_touched);
+  EXPECT_EQ(stats[0].pair_visits, stats[1].pair_visits);
+  EXPECT_EQ(stats[0].began, stats[1].began);
+  EXPECT_EQ(stats[0].ended, stats[1].ended);
+  EXPECT_GT(stats[0].began + stats[0].ended, 0);
+}
+
+TEST(Persistent, ThousandsOfMovingBoxesMatchFindPairsEveryFrame) {
+  // E1, E2.
+  // A larger world than the properties reach: 3,000 boxes, 5% jittering and 0.5% teleporting per frame,
+  // every frame compared with find_pairs and the events with the difference of consecutive results.
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> pos(0, 110);
+  std::uniform_real_distribution<double> size(0.5, 2);
+  std::uniform_real_distribution<double> jitter(-0.5, 0.5);
+  std::uniform_int_distribution<std::size_t> pick(0, 2999);
+  lwc::PersistentGrid<2> grid = *lwc::PersistentGrid<2>::create(config(2));
+  std::vector<Box2> boxes;
+  std::vector<Handle> handles;
+  for (int i = 0; i < 3000; ++i) {
+    const double x = pos(rng);
+    const double y = pos(rng);
+    boxes.push_back(box(x, y, x + size(rng), y + size(rng)));
+    handles.push_back(*grid.insert(boxes.back()));
+  }
+  std::vector<Pair> before;
+  for (int frame = 0; frame < 12; ++frame) {
+    const absl::StatusOr<ContactEvents> e = grid.update();
+    ASSERT_TRUE(e.ok());
+    const absl::StatusOr<PairsResult> now = lwc::find_pairs(boxes, config(2));
+    ASSERT_TRUE(now.ok());
+    // Slots are the insertion order here (nothing removed): contacts map to indices by slot.
+    const auto indices = [](const std::vector<Contact>& cs) {
+      std::vector<Pair> out;
+      for (const Contact& c : cs) out.push_back({c.a.slot, c.b.slot});
+      return out;
+    };
+    std::vector<Pair> began;
+    std::vector<Pair> ended;
+    std::set_difference(now->pairs.begin(), now->pairs.end(), before.begin(), before.end(), std::back_inserter(began));
+    std::set_difference(before.begin(), before.end(), now->pairs.begin(), now->pairs.end(), std::back_inserter(ended));
+    EXPECT_EQ(indices(grid.pairs()), now->pairs);
+    EXPECT_EQ(indices(e->began), began);
+    EXPECT_EQ(indices(e->ended), ended);
+    EXPECT_EQ(e->stats.memberships, now->stats.memberships);
+    before = now->pairs;
+    for (int m = 0; m < 150; ++m) {
+      const std::size_t i = pick(rng);
+      const double dx = m < 15 ? pos(rng) - boxes[i].min[0] : jitter(rng);
+      const double dy = m < 15 ? pos(rng) - boxes[i].min[1] : jitter(rng);
+      boxes[i] = box(boxes[i].min[0] + dx, boxes[i].min[1] + dy, boxes[i].max[0] + dx, boxes[i].max[1] + dy);
+      ASSERT_TRUE(grid.move(handles[i], boxes[i]).ok());
+    }
+  }
+}
+
+TEST(Persistent, ThreeDimensionalBoxesAcrossCellBoundaries) {
+  // E1, E6.
+  Judged<3> g(config(1));
+  const std::size_t a = g.insert({{0, 0, 0}, {1, 1, 1}});
+  const std::size_t b = g.insert({{2, 2, 2}, {3, 3, 3}});
+  ASSERT_TRUE(g.update().ok());
+  ASSERT_TRUE(g.move(b, {{1, 1, 1}, {2, 2, 2}}).ok());  // corner contact on a cell corner
+  absl::StatusOr<ContactEvents> e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->began, (std::vector<Contact>{g.contact(a, b)}));
+  ASSERT_TRUE(g.move(b, {{-5, -5, -5}, {-4, -4, -4}}, Motion::kSwept).ok());
+  e = g.update();
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->ended, (std::vector<Contact>{g.contact(a, b)}));
+  EXPECT_EQ(e->swept, (std::vector<Contact>{g.contact(a, b)}));
+}
+
+TEST(Persistent, ConfigIsValidatedLikeFindPairs) {
+  // E2: the config errors of find_pairs (B6).
+  GridConfig c = config(0);
+  EXPECT_EQ(lwc::PersistentGrid<2>::create(c).status().code(), absl::StatusCode::kInvalidArgument);
+  c = config(1);
+  c.oversize = Oversize::kCoarserLevels;
+  c.budgets.max_cells_per_box = 15;
+  EXPECT_EQ(lwc::PersistentGrid<2>::create(c).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -1,0 +1,326 @@
+// File: modules/broadphase/spec.cppm    Module: lwc.broadphase:spec
+//
+// The vocabulary shared by the batch broad phase (modules/broadphase.cppm) and the persistent grid
+// (modules/broadphase/persistent.cppm): boxes, pairs, cell ranges, budgets, the validated configuration
+// GridSpec and its per-box placement (validation, quantisation, per-box budget, oversize levels).
+// Spec: docs/broadphase.md (B6-B8, B11; the E-clauses reuse them one box at a time).
+module;
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <ostream>
+
+#include "absl/numeric/int128.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+export module lwc.broadphase:spec;
+
+import lwc.decompose;
+
+export namespace lwc {
+
+// Box
+//
+// A closed axis-aligned box [min, max] of doubles in D = 2 or 3 dimensions. Touching boxes overlap;
+// min == max on an axis (a zero-area box, a point) is valid. Validity (finite, min <= max) is checked
+// by every entry point, not by the type, so that an engine can hand over its own arrays unchanged.
+template <std::size_t D>
+  requires(D == 2 || D == 3)
+struct Box {
+  std::array<double, D> min;
+  std::array<double, D> max;
+
+  friend std::ostream& operator<<(std::ostream& os, const Box& b) {
+    os << std::hexfloat << "[";
+    for (std::size_t k = 0; k < D; ++k) os << (k ? ", " : "") << b.min[k] << ".." << b.max[k];
+    return os << "]" << std::defaultfloat;
+  }
+};
+using Box2 = Box<2>;
+using Box3 = Box<3>;
+
+// overlaps()
+//
+// True iff the closed boxes share a point: min_a <= max_b and min_b <= max_a on every axis.
+template <std::size_t D>
+[[nodiscard]] constexpr bool overlaps(const Box<D>& a, const Box<D>& b) noexcept {
+  for (std::size_t k = 0; k < D; ++k) {
+    if (!(a.min[k] <= b.max[k] && b.min[k] <= a.max[k])) return false;
+  }
+  return true;
+}
+
+// Pair
+//
+// Two box indices into the input span, a < b. Pairs order lexicographically (the canonical order).
+struct Pair {
+  std::uint32_t a;
+  std::uint32_t b;
+
+  friend constexpr bool operator==(const Pair&, const Pair&) noexcept = default;
+  friend constexpr auto operator<=>(const Pair&, const Pair&) noexcept = default;
+  friend std::ostream& operator<<(std::ostream& os, const Pair& p) {
+    return os << "(" << p.a << ", " << p.b << ")";
+  }
+};
+
+// CellRange
+//
+// The cells a box is registered in: every cell c with lo[k] <= c[k] <= hi[k] on every axis k.
+template <std::size_t D>
+struct CellRange {
+  std::array<std::int64_t, D> lo;
+  std::array<std::int64_t, D> hi;
+
+  friend constexpr bool operator==(const CellRange&, const CellRange&) noexcept = default;
+};
+
+// Oversize
+//
+// What happens to a box that spans more than `max_cells_per_box` cells, or whose cells are not int64:
+// kReject refuses the whole call (ResourceExhausted or OutOfRange); kCoarserLevels places the box on
+// the finest level of cell size h * 2^k where it fits, and pairs it with finer boxes by probing (B11).
+enum class Oversize { kReject, kCoarserLevels };
+
+// Budgets
+//
+// Limits checked before anything proportional to them is allocated (B7). Exactly at a budget is allowed.
+struct Budgets {
+  std::int64_t max_cells_per_box = 4096;       // at least 1; at least 4^D under kCoarserLevels
+  std::int64_t max_memberships = std::int64_t{1} << 26;  // total (box, cell) registrations, >= 0
+  std::int64_t max_pairs = std::int64_t{1} << 26;        // reported pairs, >= 0
+};
+
+// GridConfig
+//
+// The cell size h (finite, > 0), the budgets and the oversize policy. Validated by GridSpec::create.
+struct GridConfig {
+  double cell_size = 1.0;
+  Budgets budgets{};
+  Oversize oversize = Oversize::kReject;
+};
+
+// Stats
+//
+// Exact counts (B12) and the time split of one call. A "visit" is one (pair, shared cell) incidence met
+// while pairing; a "candidate" is a pair met in its reference cell, i.e. a distinct pair sharing a cell.
+struct Stats {
+  std::int64_t boxes = 0;
+  std::int64_t memberships = 0;      // sum over boxes of the cells at the box's level
+  std::int64_t occupied_cells = 0;   // distinct (level, cell) with at least one box
+  std::int64_t pair_visits = 0;      // sum over shared cells of every candidate pair
+  std::int64_t unique_candidates = 0;
+  std::int64_t pairs = 0;
+  std::int64_t levels = 0;           // levels holding at least one box
+  std::int64_t coarse_boxes = 0;     // boxes above level 0 (kCoarserLevels only)
+  std::int64_t validation_ns = 0;
+  std::int64_t registration_ns = 0;
+  std::int64_t pairing_ns = 0;
+};
+
+// PairsResult
+//
+// The pairs in canonical order (B1-B4) and the stats of the call that found them.
+struct PairsResult {
+  std::vector<Pair> pairs;
+  Stats stats;
+};
+
+// Placement
+//
+// Where one box lives: its level (0 is cell size h; level k has cell size h * 2^k), its cells there, and
+// how many there are.
+template <std::size_t D>
+struct Placement {
+  int level = 0;
+  CellRange<D> cells{};
+  std::int64_t cell_count = 0;
+};
+
+// validate_box()
+//
+// OK iff every bound is finite and min <= max on every axis; otherwise InvalidArgument naming `index`
+// and the axis (B6). Exposed for a persistent grid that validates boxes one at a time.
+template <std::size_t D>
+[[nodiscard]] absl::Status validate_box(const Box<D>& box, std::size_t index) {
+  for (std::size_t k = 0; k < D; ++k) {
+    if (!std::isfinite(box.min[k]) || !std::isfinite(box.max[k])) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "box %d: bound on axis %d is not finite (min %a, max %a) (B6)", index, k, box.min[k], box.max[k]));
+    }
+  }
+  for (std::size_t k = 0; k < D; ++k) {
+    if (!(box.min[k] <= box.max[k])) {
+      return absl::InvalidArgumentError(absl::StrFormat("box %d: min %a > max %a on axis %d (B6)", index,
+                                                        box.min[k], box.max[k], k));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// cell_range()
+//
+// The cells of a valid box at cell size h: lo = cell_of(min), hi = cell_of(max) on every axis, both
+// inclusive (B8). OutOfRange when a cell is not an int64; InvalidArgument for a non-finite bound.
+template <std::size_t D>
+[[nodiscard]] absl::StatusOr<CellRange<D>> cell_range(const Box<D>& box, CellSize h) {
+  CellRange<D> r{};
+  for (std::size_t k = 0; k < D; ++k) {
+    absl::StatusOr<std::int64_t> lo = cell_of(box.min[k], h);
+    if (!lo.ok()) return lo.status();
+    absl::StatusOr<std::int64_t> hi = cell_of(box.max[k], h);
+    if (!hi.ok()) return hi.status();
+    r.lo[k] = *lo;
+    r.hi[k] = *hi;
+  }
+  return r;
+}
+
+// cell_count()
+//
+// The number of cells in `r` (hi >= lo on every axis), saturated at 2^64: exact whenever it can be
+// compared with an int64 budget. Every axis has at most 2^64 cells; the product saturates instead of
+// wrapping.
+template <std::size_t D>
+[[nodiscard]] constexpr absl::uint128 cell_count(const CellRange<D>& r) noexcept {
+  constexpr absl::uint128 kSaturated = absl::uint128(1) << 64;
+  absl::uint128 product = 1;
+  for (std::size_t k = 0; k < D; ++k) {
+    const auto axis = static_cast<absl::uint128>(absl::int128(r.hi[k]) - absl::int128(r.lo[k]) + 1);
+    product = axis > kSaturated / product ? kSaturated : std::min(product * axis, kSaturated);
+  }
+  return product;
+}
+
+}  // namespace lwc
+
+namespace lwc::internal {
+
+using Clock = std::chrono::steady_clock;
+
+[[nodiscard]] inline std::int64_t nanoseconds_since(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+}
+
+// The highest level whose cell size h * 2^k is finite.
+[[nodiscard]] inline int top_level(double h) {
+  return std::ilogb(std::numeric_limits<double>::max()) - std::ilogb(h);
+}
+
+[[nodiscard]] inline double level_cell_size(double h, int level) { return std::ldexp(h, level); }
+
+}  // namespace lwc::internal
+
+export namespace lwc {
+
+// GridSpec
+//
+// A validated GridConfig: h finite and positive, budgets in range. Creating one is the only way to get
+// one, so `place` and the grid need no config errors of their own.
+//
+// Example:
+//   absl::StatusOr<lwc::GridSpec<2>> spec = lwc::GridSpec<2>::create({.cell_size = 2.0});
+//   if (!spec.ok()) return spec.status();
+//   absl::StatusOr<lwc::Placement<2>> where = spec->place(box, 7);
+template <std::size_t D>
+  requires(D == 2 || D == 3)
+class GridSpec {
+ public:
+  // create()
+  //
+  // InvalidArgument when the cell size is not finite and positive, a budget is negative,
+  // max_cells_per_box < 1, or (kCoarserLevels) max_cells_per_box < 4^D: with fewer, a box straddling a
+  // cell corner would fit no level (B11).
+  [[nodiscard]] static absl::StatusOr<GridSpec> create(const GridConfig& config) {
+    absl::StatusOr<CellSize> h = CellSize::create(config.cell_size);
+    if (!h.ok()) return absl::InvalidArgumentError(absl::StrCat(h.status().message(), " (B6)"));
+    const Budgets& b = config.budgets;
+    if (b.max_cells_per_box < 1 || b.max_memberships < 0 || b.max_pairs < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "budgets must be max_cells_per_box >= 1, max_memberships >= 0, max_pairs >= 0; got ",
+          b.max_cells_per_box, ", ", b.max_memberships, ", ", b.max_pairs, " (B6)"));
+    }
+    if (config.oversize == Oversize::kCoarserLevels && b.max_cells_per_box < kCornerCells) {
+      return absl::InvalidArgumentError(absl::StrCat("kCoarserLevels needs max_cells_per_box >= ", kCornerCells,
+                                                     " (4^D), got ", b.max_cells_per_box, " (B11)"));
+    }
+    return GridSpec(config, *h);
+  }
+
+  [[nodiscard]] const GridConfig& config() const noexcept { return config_; }
+  [[nodiscard]] CellSize cell_size() const noexcept { return h_; }
+
+  // place()
+  //
+  // Validates `box` (InvalidArgument naming `index`) and finds its level and cells. kReject: level 0,
+  // OutOfRange when a cell is not an int64, ResourceExhausted when it spans more than max_cells_per_box
+  // cells (decided from the span alone, in constant time). kCoarserLevels: the smallest level k >= 0 at
+  // which its cells are int64 and at most max_cells_per_box (B11); every valid box has one.
+  [[nodiscard]] absl::StatusOr<Placement<D>> place(const Box<D>& box, std::size_t index) const {
+    if (absl::Status s = validate_box(box, index); !s.ok()) return s;
+    const std::int64_t budget = config_.budgets.max_cells_per_box;
+    absl::StatusOr<CellRange<D>> base = cell_range(box, h_);
+    if (base.ok()) {
+      const absl::uint128 count = cell_count(*base);
+      if (count <= budget) return Placement<D>{0, *base, static_cast<std::int64_t>(count)};
+      if (config_.oversize == Oversize::kReject) {
+        return absl::ResourceExhaustedError(absl::StrFormat(
+            "box %d: spans more than max_cells_per_box = %d cells at cell size %a (B7)", index, budget,
+            h_.value()));
+      }
+    } else if (config_.oversize == Oversize::kReject) {
+      return absl::OutOfRangeError(
+          absl::StrCat("box ", index, ": ", base.status().message(), " (B6)"));
+    }
+    return place_coarse(box, index);
+  }
+
+ private:
+  static constexpr std::int64_t kCornerCells = D == 2 ? 16 : 64;
+
+  GridSpec(const GridConfig& config, CellSize h) : config_(config), h_(h) {}
+
+  // The level search for kCoarserLevels. "Fits at level k" is monotone in k (docs B11: a cell at 2h is
+  // the floor of half the cell at h), so it starts from a lower bound read off the exponents and steps up.
+  [[nodiscard]] absl::StatusOr<Placement<D>> place_coarse(const Box<D>& box, std::size_t index) const {
+    const double h = h_.value();
+    const std::int64_t budget = config_.budgets.max_cells_per_box;
+    // Lower bound: the widest axis has more than extent / h_k cells, and a coordinate v needs
+    // |v| / h_k <= 2^63. Both are compared through binary exponents, rounding toward smaller k.
+    int start = 0;
+    const int budget_bits = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(budget)));
+    for (std::size_t k = 0; k < D; ++k) {
+      const double extent = box.max[k] - box.min[k];  // may round up to +inf: then ilogb is INT_MAX
+      if (extent > 0 && std::isfinite(extent)) {
+        start = std::max(start, std::ilogb(extent) - std::ilogb(h) - 1 - budget_bits);
+      }
+      for (const double v : {box.min[k], box.max[k]}) {
+        if (v != 0) start = std::max(start, std::ilogb(v) - std::ilogb(h) - 1 - 63);
+      }
+    }
+    const int top = internal::top_level(h);
+    for (int level = start; level <= top; ++level) {
+      absl::StatusOr<CellSize> hk = CellSize::create(internal::level_cell_size(h, level));
+      if (!hk.ok()) break;
+      absl::StatusOr<CellRange<D>> r = cell_range(box, *hk);
+      if (!r.ok()) continue;
+      const absl::uint128 count = cell_count(*r);
+      if (count <= budget) return Placement<D>{level, *r, static_cast<std::int64_t>(count)};
+    }
+    // Unreachable for a valid spec (B11: at the top level every finite box spans at most 4 cells per
+    // axis), kept as an error rather than a check so that a broken invariant cannot corrupt a caller.
+    return absl::ResourceExhaustedError(absl::StrFormat("box %d: fits no level (B11)", index));
+  }
+
+  GridConfig config_;
+  CellSize h_;
+};
+
+}  // namespace lwc

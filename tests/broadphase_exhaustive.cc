@@ -33,6 +33,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "support/exhaustive.h"
 
 import lwc.broadphase;
 import lwc.contracts.broadphase;
@@ -45,9 +46,7 @@ using lwc::Oversize;
 using lwc::Pair;
 using lwc::PairsResult;
 
-void report(const char* clause, std::uint64_t cases) {
-  std::printf("[lwc-exhaustive] broadphase %s cases=%llu\n", clause, static_cast<unsigned long long>(cases));
-}
+void report(const char* clause, std::uint64_t cases) { lwc::exhaustive::report("broadphase", clause, cases); }
 
 // Every box whose interval on each axis is [a, a + w], a from `starts` and w from `widths`.
 template <std::size_t D>

@@ -39,6 +39,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "support/exhaustive.h"
 
 import lwc.decompose;
 import lwc.commit;
@@ -58,9 +59,7 @@ constexpr bool kExceptions = true;
 constexpr bool kExceptions = false;
 #endif
 
-void report(const char* clause, std::uint64_t cases) {
-  std::printf("[lwc-exhaustive] commit %s cases=%llu\n", clause, static_cast<unsigned long long>(cases));
-}
+void report(const char* clause, std::uint64_t cases) { lwc::exhaustive::report("commit", clause, cases); }
 
 // The cell of chunk `chunk` (0..8, row-major from (-1, -1)) marked at step `depth`: one of its four
 // cells, turning with the depth.

@@ -26,6 +26,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "support/exhaustive.h"
 
 import lwc.cover;
 import lwc.contracts.cover;
@@ -39,23 +40,9 @@ using lwc::contracts::CoverAnswer;
 template <typename T>
 using CoverResult = absl::StatusOr<std::optional<BasicChunkSpan<T>>>;
 
-void report(const char* clause, std::uint64_t cases) {
-  std::printf("[lwc-exhaustive] cover %s cases=%llu\n", clause, static_cast<unsigned long long>(cases));
-}
+void report(const char* clause, std::uint64_t cases) { lwc::exhaustive::report("cover", clause, cases); }
 
-// Runs body(begin, end) over [0, count) split across the machine's cores; returns the sum of what the
-// bodies return (failures).
-template <typename Body>
-std::uint64_t parallel(std::uint64_t count, const Body& body) {
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<std::uint64_t> failures{0};
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] { failures += body(count * t / threads, count * (t + 1) / threads); });
-  }
-  for (std::thread& th : pool) th.join();
-  return failures;
-}
+using lwc::exhaustive::parallel;
 
 // An N-bit answer as the raw answer the int64 checkers judge (widening is exact).
 template <typename T>

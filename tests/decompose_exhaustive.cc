@@ -25,31 +25,16 @@
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "support/exhaustive.h"
 
 import lwc.decompose;
 import lwc.contracts.decompose;
 
 namespace {
 
-void report(const char* clause, std::uint64_t cases) {
-  std::printf("[lwc-exhaustive] decompose %s cases=%llu\n", clause, static_cast<unsigned long long>(cases));
-}
+void report(const char* clause, std::uint64_t cases) { lwc::exhaustive::report("decompose", clause, cases); }
 
-// Runs body(begin, end) over [0, count) split across the machine's cores; returns the sum of the
-// failures the bodies report.
-template <typename Body>
-std::uint64_t parallel(std::uint64_t count, const Body& body) {
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<std::uint64_t> failures{0};
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      failures += body(count * t / threads, count * (t + 1) / threads);
-    });
-  }
-  for (std::thread& th : pool) th.join();
-  return failures;
-}
+using lwc::exhaustive::parallel;
 
 // Every x of T by every positive size: D1, D2 (hence D3) in int64, D6 against C++ truncation, and D7
 // (each fast path equals the division path). Returns the number of failures; prints the first few.

@@ -42,6 +42,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "support/exhaustive.h"
 
 import lwc.rebase;
 import lwc.contracts.rebase;
@@ -61,9 +62,7 @@ constexpr std::int64_t kRadius = 1;
 constexpr std::array<CellIndex<2>, 4> kObservers = {{{0, 0}, {1, 1}, {2, 0}, {-2, 1}}};
 constexpr std::array<CellIndex<2>, 4> kUnloaded = {{{1, 0}, {2, 0}, {3, 1}, {-3, 0}}};
 
-void report(const char* clause, std::uint64_t cases) {
-  std::printf("[lwc-exhaustive] rebase %s cases=%llu\n", clause, static_cast<unsigned long long>(cases));
-}
+void report(const char* clause, std::uint64_t cases) { lwc::exhaustive::report("rebase", clause, cases); }
 
 WorldPosition<2> observer_at(std::size_t o) { return WorldPosition<2>{kObservers[o], {1.5, 0.25}}; }
 // Not normalised: the offset equals the cell size.

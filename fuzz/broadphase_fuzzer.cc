@@ -32,6 +32,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "fuzz_support.h"
 
 import lwc.decompose;
 import lwc.broadphase;
@@ -39,18 +40,9 @@ import lwc.contracts.broadphase;
 
 namespace {
 
-void require(const absl::Status& status) {
-  if (status.ok()) return;
-  std::fprintf(stderr, "contract violated: %s\n", std::string(status.message()).c_str());
-  __builtin_trap();
-}
+using lwc::fuzzing::require;
 
-double raw_double(FuzzedDataProvider& in) {
-  const std::vector<std::uint8_t> bytes = in.ConsumeBytes<std::uint8_t>(8);
-  std::uint64_t w = 0;
-  if (!bytes.empty()) std::memcpy(&w, bytes.data(), bytes.size());
-  return std::bit_cast<double>(w);
-}
+double raw_double(FuzzedDataProvider& in) { return std::bit_cast<double>(lwc::fuzzing::word(in)); }
 
 double nudge(double v, int steps) {
   for (int i = 0; i < std::abs(steps); ++i) {

@@ -378,56 +378,12 @@ class DomRecord final : public TraceRecord {
 
   [[nodiscard]] absl::Status real_tuples(std::string_view section, std::string_view key, std::size_t width,
                                          std::vector<double>& out) const override {
-    out.clear();
-    absl::StatusOr<element> e = field(section, key);
-    if (!e.ok()) return e.status();
-    simdjson::dom::array array;
-    if (e->get_array().get(array) != simdjson::SUCCESS) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(sv(section), ".", sv(key), " is ", describe(*e), ", not an array"));
-    }
-    std::size_t row = 0;
-    for (const element item : array) {
-      simdjson::dom::array tuple;
-      if (item.get_array().get(tuple) != simdjson::SUCCESS || tuple.size() != width) {
-        return absl::InvalidArgumentError(absl::StrCat(sv(section), ".", sv(key), "[", row, "] is ", describe(item),
-                                                       ", not an array of ", width, " reals"));
-      }
-      for (const element v : tuple) {
-        absl::StatusOr<double> d = read_real(v, Path{section, key, row});
-        if (!d.ok()) return d.status();
-        out.push_back(*d);
-      }
-      ++row;
-    }
-    return absl::OkStatus();
+    return tuples(section, key, width, "reals", read_real, out);
   }
 
   [[nodiscard]] absl::Status int64_tuples(std::string_view section, std::string_view key, std::size_t width,
                                           std::vector<std::int64_t>& out) const override {
-    out.clear();
-    absl::StatusOr<element> e = field(section, key);
-    if (!e.ok()) return e.status();
-    simdjson::dom::array array;
-    if (e->get_array().get(array) != simdjson::SUCCESS) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(sv(section), ".", sv(key), " is ", describe(*e), ", not an array"));
-    }
-    std::size_t row = 0;
-    for (const element item : array) {
-      simdjson::dom::array tuple;
-      if (item.get_array().get(tuple) != simdjson::SUCCESS || tuple.size() != width) {
-        return absl::InvalidArgumentError(absl::StrCat(sv(section), ".", sv(key), "[", row, "] is ", describe(item),
-                                                       ", not an array of ", width, " integers"));
-      }
-      for (const element v : tuple) {
-        absl::StatusOr<std::int64_t> n = read_int64(v, Path{section, key, row});
-        if (!n.ok()) return n.status();
-        out.push_back(*n);
-      }
-      ++row;
-    }
-    return absl::OkStatus();
+    return tuples(section, key, width, "integers", read_int64, out);
   }
 
   [[nodiscard]] bool has(std::string_view section, std::string_view key) const override {
@@ -435,6 +391,37 @@ class DomRecord final : public TraceRecord {
   }
 
  private:
+  // An array of `width`-element arrays at section.key, flattened into `out` row by row; each element read
+  // by `read` (which names the row in its errors).
+  template <typename T>
+  [[nodiscard]] absl::Status tuples(std::string_view section, std::string_view key, std::size_t width,
+                                    std::string_view noun, absl::StatusOr<T> (*read)(element, const Path&),
+                                    std::vector<T>& out) const {
+    out.clear();
+    absl::StatusOr<element> e = field(section, key);
+    if (!e.ok()) return e.status();
+    simdjson::dom::array array;
+    if (e->get_array().get(array) != simdjson::SUCCESS) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(sv(section), ".", sv(key), " is ", describe(*e), ", not an array"));
+    }
+    std::size_t row = 0;
+    for (const element item : array) {
+      simdjson::dom::array tuple;
+      if (item.get_array().get(tuple) != simdjson::SUCCESS || tuple.size() != width) {
+        return absl::InvalidArgumentError(absl::StrCat(sv(section), ".", sv(key), "[", row, "] is ", describe(item),
+                                                       ", not an array of ", width, " ", sv(noun)));
+      }
+      for (const element v : tuple) {
+        absl::StatusOr<T> x = read(v, Path{section, key, row});
+        if (!x.ok()) return x.status();
+        out.push_back(*x);
+      }
+      ++row;
+    }
+    return absl::OkStatus();
+  }
+
   struct Entry {
     std::string_view key;
     element value;

@@ -180,18 +180,20 @@ LWC_PROP_SCALED(Broadphase, B7_BudgetsHoldExactlyAtTheLimit, 4, ()) {
   const std::int64_t at = which == 0 ? widest : which == 1 ? s.result.stats.memberships : s.result.stats.pairs;
   for (const std::int64_t limit : {at, at - 1}) {
     GridConfig c = roomy(s.h);
-    if (which == 0) {
-      const absl::StatusOr<lwc::CellBudget> cells = lwc::CellBudget::create(limit);
-      if (!cells.ok()) {  // widest - 1 == 0: no box could be placed, refused by the budget itself (B6)
-        RC_ASSERT(limit < 1 && cells.status().code() == absl::StatusCode::kInvalidArgument);
-        continue;
+    // One below a need of 1 (cells) or 0 (memberships, pairs) is no budget at all: its create() refuses it
+    // (B6), so there is no call to make.
+    const auto set = [&](auto budget, auto& field) {
+      if (!budget.ok()) {
+        RC_ASSERT(limit < at && budget.status().code() == absl::StatusCode::kInvalidArgument);
+        return false;
       }
-      c.max_cells_per_box = *cells;
-    } else if (which == 1) {
-      c.max_memberships = *lwc::MembershipBudget::create(limit);
-    } else {
-      c.max_pairs = *lwc::PairBudget::create(limit);
-    }
+      field = *budget;
+      return true;
+    };
+    const bool valid = which == 0   ? set(lwc::CellBudget::create(limit), c.max_cells_per_box)
+                       : which == 1 ? set(lwc::MembershipBudget::create(limit), c.max_memberships)
+                                    : set(lwc::PairBudget::create(limit), c.max_pairs);
+    if (!valid) continue;
     const absl::StatusOr<PairsResult> r = lwc::find_pairs(s.boxes, c);
     RC_ASSERT(r.ok() == (limit == at));
     assert_ok(lwc::contracts::check_find_pairs(s.boxes, c, r));

@@ -27,7 +27,8 @@ namespace {
 constexpr std::size_t kRecords = 1 << 16;
 
 // A trace as an engine writes one: split records of positions near the origin and anywhere, by the
-// seed's sizes, 1 in 64 with the truncating answer (so the report's violation path is measured too).
+// truncating-division example's sizes, 1 in 64 with the truncating answer (so the report's violation path is
+// measured too).
 const std::string& trace() {
   static const std::string text = [] {
     std::mt19937_64 rng(8);

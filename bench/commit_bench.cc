@@ -1,19 +1,19 @@
 // File: bench/commit_bench.cc
 //
-// Merging and committing 1k, 10k and 100k dirty chunks, against a port of seed 004's committer in the same
-// run: a hash set of chunks whose Merge re-sorts the whole pending set before every run it takes
-// (OrderBy(Y).ThenBy(X).First()), which is quadratic. Goal from the issue: 100k dirty chunks merged in
-// well under a 16 ms frame (read merge.lwc/100000's median).
+// Merging and committing 1k, 10k and 100k dirty chunks, against a port of the tilemap dirty-chunk example's
+// committer in the same run: a hash set of chunks whose Merge re-sorts the whole pending set before every run
+// it takes (OrderBy(Y).ThenBy(X).First()), which is quadratic. Goal from the issue: 100k dirty chunks merged
+// in well under a 16 ms frame (read merge.lwc/100000's median).
 //
 // Groups:
 //   merge   lwc: Committer::pending_runs() (its dirty set is kept in row-major order, so this is one sweep)
 //           lwc_span: merge_runs() over an unordered span (sort + sweep, for callers with their own set)
-//           baseline_resort: the seed's Merge
+//           baseline_resort: the tilemap dirty-chunk example's Merge
 //   commit  lwc: Committer::commit() with a trivial prepare: select, prepare, publish, clear
-//           baseline_seed: the seed's Commit: Merge, prepare, publish (a list swap), Clear()
+//           baseline_seed: the tilemap example's Commit: Merge, prepare, publish (a list swap), Clear()
 //   mark    the price of the ordered dirty set: marking N chunks (16 cells each marked once) into lwc's
-//           B-tree against the seed's hash set. Engines mark as they edit, spread over frames; the merge
-//           is what a frame waits for.
+//           B-tree against the tilemap example's hash set. Engines mark as they edit, spread over
+//           frames; the merge is what a frame waits for.
 // At 100k chunks the baseline re-sorts the pending set ~11k times per merge (half a minute), so there it
 // runs one iteration per repetition, two repetitions.
 #include <benchmark/benchmark.h>
@@ -36,7 +36,7 @@ import lwc.commit;
 
 namespace {
 
-// Seed 004's chunk set (C# HashSet -> std::unordered_set).
+// The tilemap dirty-chunk example's chunk set (C# HashSet -> std::unordered_set).
 struct SeedChunkHash {
   std::size_t operator()(lwc::Int2 c) const noexcept {
     return std::hash<std::int64_t>()(c.x) * 31 + std::hash<std::int64_t>()(c.y);
@@ -68,7 +68,7 @@ const std::vector<lwc::Int2>& dirty_chunks(std::size_t n) {
   return chunks;
 }
 
-// Seed 004's Merge, ported line for line.
+// The tilemap dirty-chunk example's Merge, ported line for line.
 std::vector<lwc::ChunkRun> seed_merge(const SeedSet& source) {
   SeedSet pending(source);
   std::vector<lwc::ChunkRun> ranges;
@@ -152,7 +152,8 @@ void mark_baseline(benchmark::State& state) {
   for (auto _ : state) {
     SeedSet dirty;
     for (const lwc::Int2 c : chunks) {
-      // The seed's FloorDiv (here in int64, where value - divisor + 1 cannot overflow for these cells).
+      // The tilemap dirty-chunk example's FloorDiv (here in int64, where value - divisor + 1 cannot overflow
+      // for these cells).
       const auto floor_div = [](std::int64_t v) { return v >= 0 ? v / 16 : (v - 16 + 1) / 16; };
       for (std::int64_t i = 0; i < 16; ++i) dirty.insert({floor_div(c.x * 16 + i), floor_div(c.y * 16 + i)});
     }

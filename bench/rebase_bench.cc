@@ -1,9 +1,10 @@
 // File: bench/rebase_bench.cc
 //
-// to_render throughput against seed 002's formula ((cell - origin) * size + offset in double, then float:
-// two roundings, no bubble), and the cost of a rebase with 10k and 100k active objects — commit plus
-// re-deriving every local position from its anchor — against seed 003's `local -= shift` in float (which
-// drifts: tests/rebase_test.cc, NoDrift), in the same run. Medians and ratios only.
+// to_render throughput against the plan/commit floating-origin example's formula ((cell - origin) * size +
+// offset in double, then float: two roundings, no bubble), and the cost of a rebase with 10k and 100k active
+// objects — commit plus re-deriving every local position from its anchor — against the late-chunk
+// floating-origin example's `local -= shift` in float (which drifts: tests/rebase_test.cc, NoDrift), in the
+// same run. Medians and ratios only.
 #include <benchmark/benchmark.h>
 
 #include <array>
@@ -36,7 +37,7 @@ std::vector<lwc::WorldPosition<3>> anchors(std::size_t n) {
 
 lwc::OriginCoordinator<3> make_view() {
   absl::StatusOr<lwc::OriginCoordinator<3>> v =
-      lwc::OriginCoordinator<3>::create(*lwc::WorldGrid::create(kCellSize), lwc::ViewConfig{});
+      lwc::OriginCoordinator<3>::create(*lwc::WorldGrid::create(*lwc::ChunkSize::create(kCellSize)), lwc::ViewConfig{});
   return *std::move(v);
 }
 
@@ -65,7 +66,7 @@ void to_render_batch_lwc(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
-// Seed 002's toRenderSpace, in double, then to float for the GPU.
+// The plan/commit floating-origin example's toRenderSpace, in double, then to float for the GPU.
 void to_render_seed(benchmark::State& state) {
   const std::vector<lwc::WorldPosition<3>> objects = anchors(static_cast<std::size_t>(state.range(0)));
   std::vector<std::array<float, 3>> locals(objects.size());
@@ -106,7 +107,7 @@ void rebase_lwc(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
-// Seed 003's Rebase: every active local -= the float shift.
+// The late-chunk floating-origin example's Rebase: every active local -= the float shift.
 void rebase_float_shift(benchmark::State& state) {
   const std::vector<lwc::WorldPosition<3>> objects = anchors(static_cast<std::size_t>(state.range(0)));
   const lwc::OriginCoordinator<3> view = make_view();

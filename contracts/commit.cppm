@@ -26,7 +26,7 @@ module;
 export module lwc.contracts.commit;
 
 import lwc.decompose;
-import lwc.commit;
+export import lwc.commit;  // the signatures name ChunkRun, Int2
 import lwc.contracts.decompose;
 
 namespace lwc::internal {

@@ -30,7 +30,7 @@ module;
 #include "absl/strings/string_view.h"
 export module lwc.contracts.cover;
 
-import lwc.cover;
+export import lwc.cover;  // the signatures name ChunkSpan, ChunkBox2, Int2
 
 export namespace lwc::contracts {
 
@@ -261,9 +261,9 @@ export namespace lwc::contracts {
 
 // oracle_chunks_point_by_point()
 //
-// The distinct chunks of the points of [min, max_exclusive), ascending, found by computing the chunk of
-// every single point (in int128): the seed's exhaustive check. InvalidArgument for size <= 0 or a
-// reversed range; ResourceExhausted for a range of more than `max_points` points.
+// The distinct chunks of the points of [min, max_exclusive), ascending, found by computing the chunk of every
+// single point (in int128): the truncating-division example's exhaustive check. InvalidArgument for size <= 0
+// or a reversed range; ResourceExhausted for a range of more than `max_points` points.
 [[nodiscard]] absl::StatusOr<std::vector<std::int64_t>> oracle_chunks_point_by_point(
     std::int64_t min, std::int64_t max_exclusive, std::int64_t size, std::uint64_t max_points = 1 << 20) {
   if (size <= 0 || max_exclusive < min) return absl::InvalidArgumentError("bad size or reversed range");

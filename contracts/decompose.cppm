@@ -25,7 +25,7 @@ module;
 #include "absl/strings/string_view.h"
 export module lwc.contracts.decompose;
 
-import lwc.decompose;
+export import lwc.decompose;  // the signatures name ChunkPoint, Int2, Int3
 
 namespace lwc::internal {
 
@@ -165,7 +165,7 @@ export namespace lwc::contracts {
 //
 // D3 for a chunk id alone, as a save or an asset cache stores it (often without the local offset): OK iff
 // chunk == floor(x / size). A non-positive size is D5; the truncated quotient x / size is named D6 (the
-// seed's bug, the one a migration must undo); any other wrong id is D3.
+// truncating-division bug, the one a migration must undo); any other wrong id is D3.
 [[nodiscard]] absl::Status check_chunk(std::int64_t x, std::int64_t size, std::int64_t chunk) {
   const auto fail = [&](absl::string_view clause, absl::string_view why) {
     return absl::InvalidArgumentError(

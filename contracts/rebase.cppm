@@ -5,7 +5,8 @@
 //
 // The numeric oracle never rounds and never takes a fast path: every quantity (world offsets, render
 // floats, midpoints between neighbouring floats) is scaled by 2^1200, which makes every finite double an
-// integer, and compared as a 2560-bit two's complement integer. Rounding is judged by the definition:
+// integer, and compared as a 2560-bit two's complement integer (lwc::internal::Wide, from
+// contracts/internal/wide.cppm). Rounding is judged by the definition:
 // y is the nearest float to x iff x lies between the midpoints to y's two neighbours. The plan/commit
 // model keeps a plain std::set of loaded cells and enumerates the barrier in int128.
 //
@@ -37,170 +38,24 @@ module;
 #include "absl/strings/string_view.h"
 export module lwc.contracts.rebase;
 
-import lwc.rebase;
+export import lwc.rebase;  // the signatures name WorldPosition, RenderPoint, CellIndex
+import lwc.contracts.internal.wide;
 
 namespace lwc::internal {
 
-// Wide: a 2560-bit two's complement integer, enough for any finite double scaled by 2^1200 (below
-// 2^2225) times a cell size (2^53) plus any int128 cell difference times the same scale.
-class Wide {
- public:
-  static constexpr int kLimbs = 80;
-  static constexpr int kScale = 1200;  // every double is an integer multiple of 2^-1074
-
-  static Wide of(absl::int128 v) {
-    Wide w;
-    const absl::uint128 bits = static_cast<absl::uint128>(v);
-    const std::uint64_t lo = absl::Uint128Low64(bits);
-    const std::uint64_t hi = absl::Uint128High64(bits);
-    w.limb_[0] = static_cast<std::uint32_t>(lo);
-    w.limb_[1] = static_cast<std::uint32_t>(lo >> 32);
-    w.limb_[2] = static_cast<std::uint32_t>(hi);
-    w.limb_[3] = static_cast<std::uint32_t>(hi >> 32);
-    const std::uint32_t fill = v < 0 ? 0xffffffffu : 0;
-    for (int i = 4; i < kLimbs; ++i) w.limb_[i] = fill;
-    return w;
-  }
-
-  // v * 2^1200.
-  static Wide scaled(absl::int128 v) { return of(v).shl(kScale); }
-
-  // d * 2^1200, exactly, for finite d (read from the IEEE fields, not frexp).
-  static Wide scaled(double d) {
-    const auto bits = std::bit_cast<std::uint64_t>(d);
-    const auto biased = static_cast<int>((bits >> 52) & 0x7ff);
-    std::uint64_t mantissa = bits & ((std::uint64_t{1} << 52) - 1);
-    int exponent = -1074;
-    if (biased != 0) {
-      mantissa |= std::uint64_t{1} << 52;
-      exponent = biased - 1075;
-    }
-    const Wide m = of(absl::int128(mantissa)).shl(exponent + kScale);  // exponent >= -1074
-    return (bits >> 63) != 0 ? -m : m;
-  }
-
-  Wide shl(int n) const {
-    Wide r;
-    const int words = n / 32;
-    const int bits = n % 32;
-    for (int i = kLimbs - 1; i >= 0; --i) {
-      const int src = i - words;
-      std::uint64_t v = src >= 0 ? std::uint64_t{limb_[src]} << bits : 0;
-      if (bits != 0 && src - 1 >= 0) v |= std::uint64_t{limb_[src - 1]} >> (32 - bits);
-      r.limb_[i] = static_cast<std::uint32_t>(v);
-    }
-    return r;
-  }
-
-  // floor(this / 2^n): an arithmetic shift.
-  Wide sar(int n) const {
-    Wide r;
-    const std::uint32_t fill = negative() ? 0xffffffffu : 0;
-    const int words = n / 32;
-    const int bits = n % 32;
-    for (int i = 0; i < kLimbs; ++i) {
-      const int src = i + words;
-      const std::uint64_t lo = src < kLimbs ? limb_[src] : fill;
-      const std::uint64_t hi = src + 1 < kLimbs ? limb_[src + 1] : fill;
-      r.limb_[i] = static_cast<std::uint32_t>(((hi << 32) | lo) >> bits);
-    }
-    return r;
-  }
-
-  Wide operator+(const Wide& o) const {
-    Wide r;
-    std::uint64_t carry = 0;
-    for (int i = 0; i < kLimbs; ++i) {
-      const std::uint64_t s = std::uint64_t{limb_[i]} + o.limb_[i] + carry;
-      r.limb_[i] = static_cast<std::uint32_t>(s);
-      carry = s >> 32;
-    }
-    return r;
-  }
-  Wide operator-() const {
-    Wide r;
-    for (int i = 0; i < kLimbs; ++i) r.limb_[i] = ~limb_[i];
-    return r + of(1);
-  }
-  Wide operator-(const Wide& o) const { return *this + -o; }
-
-  // this * m for m < 2^64 (signed times unsigned).
-  Wide operator*(std::uint64_t m) const {
-    if (negative()) return -(-*this * m);
-    const auto part = [this](std::uint32_t f) {
-      Wide r;
-      std::uint64_t carry = 0;
-      for (int i = 0; i < kLimbs; ++i) {
-        const std::uint64_t p = std::uint64_t{limb_[i]} * f + carry;
-        r.limb_[i] = static_cast<std::uint32_t>(p);
-        carry = p >> 32;
-      }
-      return r;
-    };
-    return part(static_cast<std::uint32_t>(m)) + part(static_cast<std::uint32_t>(m >> 32)).shl(32);
-  }
-
-  // floor(this / d) for 1 <= d < 2^63.
-  Wide floor_div(std::uint64_t d) const {
-    if (negative()) {
-      // floor(-a / d) = -ceil(a / d) = -floor((a + d - 1) / d)
-      return -((-*this + of(absl::int128(d - 1))).floor_div(d));
-    }
-    Wide q;
-    absl::uint128 rem = 0;
-    for (int i = kLimbs - 1; i >= 0; --i) {
-      const absl::uint128 cur = (rem << 32) | limb_[i];  // rem < d < 2^63: fits
-      q.limb_[i] = static_cast<std::uint32_t>(absl::Uint128Low64(cur / d));
-      rem = cur % d;
-    }
-    return q;
-  }
-
-  bool negative() const { return (limb_[kLimbs - 1] >> 31) != 0; }
-  bool is_zero() const {
-    return std::all_of(std::begin(limb_), std::end(limb_), [](std::uint32_t l) { return l == 0; });
-  }
-
-  // True when the value is an int64; then to_int64 returns it.
-  bool fits_int64() const {
-    const std::uint32_t fill = (limb_[1] >> 31) != 0 ? 0xffffffffu : 0;
-    for (int i = 2; i < kLimbs; ++i) {
-      if (limb_[i] != fill) return false;
-    }
-    return true;
-  }
-  std::int64_t to_int64() const {
-    return static_cast<std::int64_t>((std::uint64_t{limb_[1]} << 32) | limb_[0]);
-  }
-
-  friend int compare(const Wide& a, const Wide& b) {
-    if (a.negative() != b.negative()) return a.negative() ? -1 : 1;
-    for (int i = kLimbs - 1; i >= 0; --i) {
-      if (a.limb_[i] != b.limb_[i]) return a.limb_[i] < b.limb_[i] ? -1 : 1;
-    }
-    return 0;
-  }
-  friend bool operator<(const Wide& a, const Wide& b) { return compare(a, b) < 0; }
-  friend bool operator<=(const Wide& a, const Wide& b) { return compare(a, b) <= 0; }
-  friend bool operator==(const Wide& a, const Wide& b) { return compare(a, b) == 0; }
-
- private:
-  std::uint32_t limb_[kLimbs] = {};  // little-endian 32-bit limbs (a C array: int indices)
-};
-
 std::string hex(double d) { return absl::StrFormat("%a", d); }
 
-template <std::size_t N>
-std::string cells(const CellIndex<N>& c) {
+template <std::size_t D>
+std::string cells(const CellIndex<D>& c) {
   std::string s = "(";
-  for (std::size_t a = 0; a < N; ++a) absl::StrAppend(&s, a ? ", " : "", c[a]);
+  for (std::size_t a = 0; a < D; ++a) absl::StrAppend(&s, a ? ", " : "", c[a]);
   return s + ")";
 }
 
-template <std::size_t N>
-std::string position(const WorldPosition<N>& p) {
+template <std::size_t D>
+std::string position(const WorldPosition<D>& p) {
   std::string s = absl::StrCat("{cell ", cells(p.cell), " + (");
-  for (std::size_t a = 0; a < N; ++a) absl::StrAppend(&s, a ? ", " : "", hex(p.offset[a]));
+  for (std::size_t a = 0; a < D; ++a) absl::StrAppend(&s, a ? ", " : "", hex(p.offset[a]));
   return s + ")}";
 }
 
@@ -254,9 +109,9 @@ struct RenderSpec {
 // spec_of()
 //
 // The RenderSpec of an lwc view.
-template <std::size_t N>
-[[nodiscard]] RenderSpec spec_of(const OriginCoordinator<N>& view) {
-  return {view.grid().cell_size(), view.config().units_per_render_unit, view.config().bubble_units};
+template <std::size_t D>
+[[nodiscard]] RenderSpec spec_of(const OriginCoordinator<D>& view) {
+  return {view.grid().cell_size().value(), view.config().units_per_render_unit, view.config().bubble_units};
 }
 
 // R1 ------------------------------------------------------------------------------------------------
@@ -315,19 +170,19 @@ template <std::size_t N>
 // check_normalize()
 //
 // R1 on every axis of a WorldGrid::normalize answer (an error names its first failing axis).
-template <std::size_t N>
-[[nodiscard]] absl::Status check_normalize(std::int64_t size, const CellIndex<N>& cell,
-                                           const std::array<double, N>& offset,
-                                           const absl::StatusOr<WorldPosition<N>>& got) {
+template <std::size_t D>
+[[nodiscard]] absl::Status check_normalize(std::int64_t size, const CellIndex<D>& cell,
+                                           const std::array<double, D>& offset,
+                                           const absl::StatusOr<WorldPosition<D>>& got) {
   if (!got.ok()) {
     // The failure must be the one some axis calls for on its own.
-    for (std::size_t a = 0; a < N; ++a) {
+    for (std::size_t a = 0; a < D; ++a) {
       if (check_normalize_axis(size, cell[a], offset[a], got.status()).ok()) return absl::OkStatus();
     }
     return absl::InvalidArgumentError(absl::StrCat("R1 normalisation: no axis calls for ",
                                                    internal::status_text(got.status())));
   }
-  for (std::size_t a = 0; a < N; ++a) {
+  for (std::size_t a = 0; a < D; ++a) {
     if (absl::Status s = check_normalize_axis(size, cell[a], offset[a], std::pair(got->cell[a], got->offset[a]));
         !s.ok()) {
       return s;
@@ -339,11 +194,11 @@ template <std::size_t N>
 // check_fixed()
 //
 // R1: the position of an integer world point is exact and normalised, and converts back to the point.
-template <std::size_t N>
-[[nodiscard]] absl::Status check_fixed(std::int64_t size, const FixedPoint<N>& point, const WorldPosition<N>& pos,
-                                       const absl::StatusOr<FixedPoint<N>>& back) {
+template <std::size_t D>
+[[nodiscard]] absl::Status check_fixed(std::int64_t size, const FixedPoint<D>& point, const WorldPosition<D>& pos,
+                                       const absl::StatusOr<FixedPoint<D>>& back) {
   using internal::Wide;
-  for (std::size_t a = 0; a < N; ++a) {
+  for (std::size_t a = 0; a < D; ++a) {
     const Wide value = Wide::scaled(absl::int128(pos.cell[a])) * static_cast<std::uint64_t>(size) +
                        Wide::scaled(pos.offset[a]);
     if (!internal::is_normalised(pos.offset[a], size) || !(value == Wide::scaled(absl::int128(point.units[a])))) {
@@ -364,16 +219,16 @@ template <std::size_t N>
 // check_authority()
 //
 // R2: `after` is bit for bit `before` (offsets compared as bit patterns, so -0.0 and NaN payloads count).
-template <std::size_t N>
-[[nodiscard]] absl::Status check_authority(std::span<const WorldPosition<N>> before,
-                                           std::span<const WorldPosition<N>> after) {
+template <std::size_t D>
+[[nodiscard]] absl::Status check_authority(std::span<const WorldPosition<D>> before,
+                                           std::span<const WorldPosition<D>> after) {
   if (before.size() != after.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("R2 authority: ", before.size(), " positions before, ", after.size(), " after"));
   }
   for (std::size_t i = 0; i < before.size(); ++i) {
     bool same = before[i].cell == after[i].cell;
-    for (std::size_t a = 0; a < N; ++a) {
+    for (std::size_t a = 0; a < D; ++a) {
       same &= std::bit_cast<std::uint64_t>(before[i].offset[a]) == std::bit_cast<std::uint64_t>(after[i].offset[a]);
     }
     if (!same) {
@@ -391,10 +246,10 @@ template <std::size_t N>
 //
 // R3: records every (version, origin) a view reports, e.g. the tag of each render point together with the
 // view's origin, and rejects a second origin for a version already seen.
-template <std::size_t N>
+template <std::size_t D>
 class OriginLog {
  public:
-  [[nodiscard]] absl::Status observe(std::uint64_t version, const CellIndex<N>& origin) {
+  [[nodiscard]] absl::Status observe(std::uint64_t version, const CellIndex<D>& origin) {
     const auto [it, inserted] = seen_.emplace(version, origin);
     if (inserted || it->second == origin) return absl::OkStatus();
     return absl::InvalidArgumentError(absl::StrCat("R3 one origin per version: version ", version, " had origin ",
@@ -403,7 +258,7 @@ class OriginLog {
   }
 
  private:
-  std::map<std::uint64_t, CellIndex<N>> seen_;
+  std::map<std::uint64_t, CellIndex<D>> seen_;
 };
 
 // R4, R5 --------------------------------------------------------------------------------------------
@@ -414,15 +269,15 @@ class OriginLog {
 // InvalidArgument when p is not normalised (R1); else OutOfRange iff some axis has
 // |(cell - origin) * size + offset| > bubble_units, exactly (R5); else every coordinate is the float nearest
 // to ((cell - origin) * size + offset) / units_per_render_unit, ties to even, and the tag is `version` (R4).
-template <std::size_t N>
-[[nodiscard]] absl::Status check_render(const RenderSpec& spec, const CellIndex<N>& origin, std::uint64_t version,
-                                        const WorldPosition<N>& p, const absl::StatusOr<RenderPoint<N>>& got) {
+template <std::size_t D>
+[[nodiscard]] absl::Status check_render(const RenderSpec& spec, const CellIndex<D>& origin, std::uint64_t version,
+                                        const WorldPosition<D>& p, const absl::StatusOr<RenderPoint<D>>& got) {
   using internal::Wide;
   const auto fail = [&](absl::string_view clause, absl::string_view why) {
     std::ostringstream shown;
     if (got.ok()) {
       shown << std::hexfloat << "(";
-      for (std::size_t a = 0; a < N; ++a) shown << (a ? ", " : "") << got->at[a];
+      for (std::size_t a = 0; a < D; ++a) shown << (a ? ", " : "") << got->at[a];
       shown << ") at version " << got->version;
     } else {
       shown << internal::status_text(got.status());
@@ -430,7 +285,7 @@ template <std::size_t N>
     return absl::InvalidArgumentError(absl::StrCat(clause, ": ", internal::position(p), " from origin ",
                                                    internal::cells(origin), ": ", why, "; got ", shown.str()));
   };
-  for (std::size_t a = 0; a < N; ++a) {
+  for (std::size_t a = 0; a < D; ++a) {
     if (!internal::is_normalised(p.offset[a], spec.cell_size)) {
       if (got.ok() || got.status().code() != absl::StatusCode::kInvalidArgument) {
         return fail("R1 normalisation", "a position that is not normalised must be InvalidArgument");
@@ -441,8 +296,8 @@ template <std::size_t N>
   const auto d = static_cast<std::uint64_t>(spec.units_per_render_unit);
   const Wide bubble = Wide::scaled(absl::int128(spec.bubble_units));
   bool inside = true;
-  std::array<Wide, N> exact;
-  for (std::size_t a = 0; a < N; ++a) {
+  std::array<Wide, D> exact;
+  for (std::size_t a = 0; a < D; ++a) {
     exact[a] = internal::exact_axis(p.cell[a], p.offset[a], origin[a], spec.cell_size);
     inside &= exact[a] <= bubble && -bubble <= exact[a];
   }
@@ -454,7 +309,7 @@ template <std::size_t N>
   }
   if (!got.ok()) return fail("R5 bubble", "inside the bubble the conversion must succeed");
   if (got->version != version) return fail("R3 one origin per version", absl::StrCat("tagged with the wrong version, want ", version));
-  for (std::size_t a = 0; a < N; ++a) {
+  for (std::size_t a = 0; a < D; ++a) {
     const float y = got->at[a];
     if (!std::isfinite(y) || !internal::is_nearest(exact[a] + exact[a], y, d)) {
       return fail("R4 exact render", absl::StrCat("axis ", a, " is not the float nearest to the exact value"));
@@ -482,13 +337,13 @@ template <std::size_t N>
 //
 // R5, the weaker clause an engine that does not round exactly may still meet: inside the bubble every
 // coordinate is within render_error_bound(spec) of the exact value.
-template <std::size_t N>
-[[nodiscard]] absl::Status check_render_bound(const RenderSpec& spec, const CellIndex<N>& origin,
-                                              const WorldPosition<N>& p, const RenderPoint<N>& got) {
+template <std::size_t D>
+[[nodiscard]] absl::Status check_render_bound(const RenderSpec& spec, const CellIndex<D>& origin,
+                                              const WorldPosition<D>& p, const RenderPoint<D>& got) {
   using internal::Wide;
   const auto d = static_cast<std::uint64_t>(spec.units_per_render_unit);
   const Wide bound = Wide::scaled(render_error_bound(spec)) * d;
-  for (std::size_t a = 0; a < N; ++a) {
+  for (std::size_t a = 0; a < D; ++a) {
     const Wide exact = internal::exact_axis(p.cell[a], p.offset[a], origin[a], spec.cell_size);
     const Wide diff = Wide::scaled(static_cast<double>(got.at[a])) * d - exact;
     if (!std::isfinite(got.at[a]) || bound < diff || diff < -bound) {
@@ -507,30 +362,30 @@ template <std::size_t N>
 // A plain model of one view: origin, version, a std::set of loaded cells. It predicts what plan and
 // commit must answer, and check_plan / check_commit judge an implementation's answers against it, naming
 // the clause broken. check_commit advances the model when the commit was due to succeed.
-template <std::size_t N>
+template <std::size_t D>
 class OriginModel {
  public:
   OriginModel(std::int64_t cell_size, std::int64_t threshold_cells, std::int64_t barrier_radius,
-              CellIndex<N> origin = {}, std::uint64_t version = 0)
+              CellIndex<D> origin = {}, std::uint64_t version = 0)
       : size_(cell_size), threshold_(threshold_cells), radius_(barrier_radius), origin_(origin), version_(version) {}
 
-  const CellIndex<N>& origin() const { return origin_; }
+  const CellIndex<D>& origin() const { return origin_; }
   std::uint64_t version() const { return version_; }
-  const std::set<CellIndex<N>>& loaded() const { return loaded_; }
-  void load(const CellIndex<N>& c) { loaded_.insert(c); }
-  void unload(const CellIndex<N>& c) { loaded_.erase(c); }
+  const std::set<CellIndex<D>>& loaded() const { return loaded_; }
+  void load(const CellIndex<D>& c) { loaded_.insert(c); }
+  void unload(const CellIndex<D>& c) { loaded_.erase(c); }
 
   // The cells within the barrier radius of `target` that exist (are int64) and are not loaded, sorted.
-  std::vector<CellIndex<N>> missing(const CellIndex<N>& target) const {
-    std::vector<CellIndex<N>> out;
+  std::vector<CellIndex<D>> missing(const CellIndex<D>& target) const {
+    std::vector<CellIndex<D>> out;
     const std::int64_t side = 2 * radius_ + 1;
     std::int64_t total = 1;
-    for (std::size_t a = 0; a < N; ++a) total *= side;
+    for (std::size_t a = 0; a < D; ++a) total *= side;
     for (std::int64_t index = 0; index < total; ++index) {
-      CellIndex<N> c;
+      CellIndex<D> c;
       bool exists = true;
       std::int64_t rest = index;
-      for (std::size_t a = 0; a < N; ++a) {
+      for (std::size_t a = 0; a < D; ++a) {
         const absl::int128 v = absl::int128(target[a]) + (rest % side) - radius_;
         rest /= side;
         exists &= v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max();
@@ -548,21 +403,21 @@ class OriginModel {
   // nothing when it is within threshold cells of the origin on every axis; FailedPrecondition when a
   // barrier cell around its cell is not loaded; else the plan from the origin to its cell at the current
   // version.
-  [[nodiscard]] absl::StatusOr<std::optional<RebasePlan<N>>> expected_plan(const WorldPosition<N>& observer) const {
-    for (std::size_t a = 0; a < N; ++a) {
+  [[nodiscard]] absl::StatusOr<std::optional<RebasePlan<D>>> expected_plan(const WorldPosition<D>& observer) const {
+    for (std::size_t a = 0; a < D; ++a) {
       if (!internal::is_normalised(observer.offset[a], size_)) return absl::InvalidArgumentError("not normalised");
     }
     bool far = false;
-    for (std::size_t a = 0; a < N; ++a) {
+    for (std::size_t a = 0; a < D; ++a) {
       const absl::int128 d = absl::int128(observer.cell[a]) - origin_[a];
       far |= (d < 0 ? -d : d) >= threshold_;
     }
-    if (!far) return std::optional<RebasePlan<N>>();
-    if (const std::vector<CellIndex<N>> gone = missing(observer.cell); !gone.empty()) {
+    if (!far) return std::optional<RebasePlan<D>>();
+    if (const std::vector<CellIndex<D>> gone = missing(observer.cell); !gone.empty()) {
       return absl::FailedPreconditionError(
           absl::StrCat(gone.size(), " barrier cells are missing, e.g. ", internal::cells(gone.front())));
     }
-    return std::optional<RebasePlan<N>>(RebasePlan<N>{origin_, observer.cell, version_});
+    return std::optional<RebasePlan<D>>(RebasePlan<D>{origin_, observer.cell, version_});
   }
 
   // check_plan()
@@ -570,9 +425,9 @@ class OriginModel {
   // R6: `got` (an implementation's plan(observer) in the model's state) is expected_plan(observer): a plan
   // exists iff the observer is beyond the threshold and every barrier cell is loaded; the same error code
   // otherwise. R8: the plan carries the current origin and version.
-  [[nodiscard]] absl::Status check_plan(const WorldPosition<N>& observer,
-                                        const absl::StatusOr<std::optional<RebasePlan<N>>>& got) const {
-    const absl::StatusOr<std::optional<RebasePlan<N>>> want = expected_plan(observer);
+  [[nodiscard]] absl::Status check_plan(const WorldPosition<D>& observer,
+                                        const absl::StatusOr<std::optional<RebasePlan<D>>>& got) const {
+    const absl::StatusOr<std::optional<RebasePlan<D>>> want = expected_plan(observer);
     const auto fail = [&](absl::string_view clause, absl::string_view why) {
       return absl::InvalidArgumentError(absl::StrCat(
           clause, ": plan(", internal::position(observer), ") at origin ", internal::cells(origin_), " version ",
@@ -604,24 +459,24 @@ class OriginModel {
   // InvalidArgument when plan.from is not the origin (R8); FailedPrecondition when a barrier cell around
   // the target is not loaded now (R6); OutOfRange when the version counter is exhausted; else the target
   // as origin at version + 1 (R3).
-  [[nodiscard]] absl::StatusOr<Rebased<N>> expected_commit(const RebasePlan<N>& plan) const {
+  [[nodiscard]] absl::StatusOr<Rebased<D>> expected_commit(const RebasePlan<D>& plan) const {
     if (plan.expected_version != version_) return absl::AbortedError("the plan is stale");
     if (plan.from != origin_) return absl::InvalidArgumentError("the plan was made at another origin");
-    if (const std::vector<CellIndex<N>> gone = missing(plan.target); !gone.empty()) {
+    if (const std::vector<CellIndex<D>> gone = missing(plan.target); !gone.empty()) {
       return absl::FailedPreconditionError(absl::StrCat(internal::cells(gone.front()), " is not loaded at commit time"));
     }
     if (version_ == std::numeric_limits<std::uint64_t>::max()) {
       return absl::OutOfRangeError("the version counter is exhausted");
     }
-    return Rebased<N>{plan.target, version_ + 1};
+    return Rebased<D>{plan.target, version_ + 1};
   }
 
   // check_commit()
   //
   // `got` (an implementation's commit(plan) in the model's state) is expected_commit(plan), naming the
   // clause a wrong answer breaks; when the commit was due to succeed, the model follows it.
-  [[nodiscard]] absl::Status check_commit(const RebasePlan<N>& plan, const absl::StatusOr<Rebased<N>>& got) {
-    const absl::StatusOr<Rebased<N>> want = expected_commit(plan);
+  [[nodiscard]] absl::Status check_commit(const RebasePlan<D>& plan, const absl::StatusOr<Rebased<D>>& got) {
+    const absl::StatusOr<Rebased<D>> want = expected_commit(plan);
     const auto fail = [&](absl::string_view clause, absl::string_view why) {
       return absl::InvalidArgumentError(absl::StrCat(
           clause, ": commit(plan from ", internal::cells(plan.from), " to ", internal::cells(plan.target), " at version ",
@@ -648,9 +503,9 @@ class OriginModel {
   //
   // R7: the view's origin, version and loaded cells are the model's (after a failure, exactly what they
   // were before it).
-  [[nodiscard]] absl::Status check_view(const CellIndex<N>& origin, std::uint64_t version,
-                                        std::span<const CellIndex<N>> loaded) const {
-    std::vector<CellIndex<N>> sorted(loaded.begin(), loaded.end());
+  [[nodiscard]] absl::Status check_view(const CellIndex<D>& origin, std::uint64_t version,
+                                        std::span<const CellIndex<D>> loaded) const {
+    std::vector<CellIndex<D>> sorted(loaded.begin(), loaded.end());
     std::sort(sorted.begin(), sorted.end());
     const bool same_loaded = std::equal(sorted.begin(), sorted.end(), loaded_.begin(), loaded_.end());
     if (origin == origin_ && version == version_ && same_loaded) return absl::OkStatus();
@@ -664,9 +519,9 @@ class OriginModel {
   std::int64_t size_;
   std::int64_t threshold_;
   std::int64_t radius_;
-  CellIndex<N> origin_;
+  CellIndex<D> origin_;
   std::uint64_t version_;
-  std::set<CellIndex<N>> loaded_;
+  std::set<CellIndex<D>> loaded_;
 };
 
 // R9 ------------------------------------------------------------------------------------------------
@@ -676,9 +531,9 @@ class OriginModel {
 // R9: placing `result` in a view now at (origin, version): a result started at a later version is
 // InvalidArgument; a baked result from an older version is Aborted; otherwise the answer is exactly a
 // fresh conversion of its anchor now (R4, R5), whatever happened since it started.
-template <std::size_t N>
-[[nodiscard]] absl::Status check_late(const RenderSpec& spec, const CellIndex<N>& origin, std::uint64_t version,
-                                      const LateResult<N>& result, const absl::StatusOr<RenderPoint<N>>& got) {
+template <std::size_t D>
+[[nodiscard]] absl::Status check_late(const RenderSpec& spec, const CellIndex<D>& origin, std::uint64_t version,
+                                      const LateResult<D>& result, const absl::StatusOr<RenderPoint<D>>& got) {
   const auto expect_error = [&](absl::StatusCode code, absl::string_view why) {
     if (!got.ok() && got.status().code() == code) return absl::OkStatus();
     return absl::InvalidArgumentError(absl::StrCat("R9 late results: ", why, " (started at version ",
@@ -702,19 +557,19 @@ template <std::size_t N>
 //
 // R10: after any number of rebases, the local position of every active object is bit for bit the fresh
 // conversion of its anchor at the current origin (NaN on every axis for an object outside the bubble).
-template <std::size_t N>
-[[nodiscard]] absl::Status check_no_drift(const RenderSpec& spec, const CellIndex<N>& origin,
-                                          std::span<const WorldPosition<N>> anchors,
-                                          std::span<const std::array<float, N>> locals) {
+template <std::size_t D>
+[[nodiscard]] absl::Status check_no_drift(const RenderSpec& spec, const CellIndex<D>& origin,
+                                          std::span<const WorldPosition<D>> anchors,
+                                          std::span<const std::array<float, D>> locals) {
   if (anchors.size() != locals.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("R10 no drift: ", anchors.size(), " anchors but ", locals.size(), " locals"));
   }
   for (std::size_t i = 0; i < anchors.size(); ++i) {
     const bool outside = std::all_of(locals[i].begin(), locals[i].end(), [](float v) { return std::isnan(v); });
-    const absl::StatusOr<RenderPoint<N>> as_render =
-        outside ? absl::StatusOr<RenderPoint<N>>(absl::OutOfRangeError("NaN locals"))
-                : absl::StatusOr<RenderPoint<N>>(RenderPoint<N>{locals[i], 0});
+    const absl::StatusOr<RenderPoint<D>> as_render =
+        outside ? absl::StatusOr<RenderPoint<D>>(absl::OutOfRangeError("NaN locals"))
+                : absl::StatusOr<RenderPoint<D>>(RenderPoint<D>{locals[i], 0});
     if (absl::Status s = check_render(spec, origin, 0, anchors[i], as_render); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("R10 no drift: object ", i, ": ", s.message()));
     }
@@ -730,11 +585,11 @@ template <std::size_t N>
 // FailedPrecondition; otherwise `world` is the normalisation (R1) of origin + y * units_per_render_unit
 // on every axis, and when that position is exact and inside the bubble, `again` (its conversion back)
 // equals y on every axis.
-template <std::size_t N>
-[[nodiscard]] absl::Status check_round_trip(const RenderSpec& spec, const CellIndex<N>& origin,
-                                            std::uint64_t version, const RenderPoint<N>& y,
-                                            const absl::StatusOr<WorldPosition<N>>& world,
-                                            const absl::StatusOr<RenderPoint<N>>& again) {
+template <std::size_t D>
+[[nodiscard]] absl::Status check_round_trip(const RenderSpec& spec, const CellIndex<D>& origin,
+                                            std::uint64_t version, const RenderPoint<D>& y,
+                                            const absl::StatusOr<WorldPosition<D>>& world,
+                                            const absl::StatusOr<RenderPoint<D>>& again) {
   using internal::Wide;
   if (y.version != version) {
     if (!world.ok() && world.status().code() == absl::StatusCode::kFailedPrecondition) return absl::OkStatus();
@@ -742,8 +597,8 @@ template <std::size_t N>
                                                    " at version ", version, " must be FailedPrecondition, got ",
                                                    internal::status_text(world.status())));
   }
-  std::array<double, N> scaled_offset;
-  for (std::size_t a = 0; a < N; ++a) {
+  std::array<double, D> scaled_offset;
+  for (std::size_t a = 0; a < D; ++a) {
     scaled_offset[a] = static_cast<double>(y.at[a]) * static_cast<double>(spec.units_per_render_unit);
   }
   if (absl::Status s = check_normalize(spec.cell_size, origin, scaled_offset, world); !s.ok()) {
@@ -753,14 +608,14 @@ template <std::size_t N>
   bool exact = true;
   bool inside = true;
   const Wide bubble = Wide::scaled(absl::int128(spec.bubble_units));
-  for (std::size_t a = 0; a < N; ++a) {
+  for (std::size_t a = 0; a < D; ++a) {
     const Wide value = internal::exact_axis(world->cell[a], world->offset[a], origin[a], spec.cell_size);
     exact &= value == Wide::scaled(static_cast<double>(y.at[a])) * static_cast<std::uint64_t>(spec.units_per_render_unit);
     inside &= value <= bubble && -bubble <= value;
   }
   if (!exact || !inside) return absl::OkStatus();
   bool same = again.ok() && again->version == version;
-  for (std::size_t a = 0; same && a < N; ++a) same &= again->at[a] == y.at[a];
+  for (std::size_t a = 0; same && a < D; ++a) same &= again->at[a] == y.at[a];
   if (same) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat("R11 round trip: ", internal::position(*world),
                                                  " is exact but does not render back to the same point: ",

@@ -32,6 +32,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "fuzz_support.h"
 
 import lwc.decompose;
@@ -74,16 +76,50 @@ lwc::Box<D> box(FuzzedDataProvider& in, double h) {
   return b;
 }
 
+// B6 for one validated field: `got` is refused, with InvalidArgument naming B6, exactly when `valid` is
+// false. True when it was accepted (the caller then stores it).
+template <typename T>
+bool accepted(const absl::StatusOr<T>& got, bool valid) {
+  if (got.ok() != valid) require(absl::InternalError(absl::StrCat("B6 bad config: ", got.ok() ? "accepted" : "refused",
+                                                                  " a value that is ", valid ? "valid" : "invalid")));
+  if (!got.ok() && (got.status().code() != absl::StatusCode::kInvalidArgument ||
+                    !absl::StrContains(got.status().message(), "B6"))) {
+    require(absl::InternalError(absl::StrCat("B6 bad config: refused as ", got.status().ToString())));
+  }
+  return got.ok();
+}
+
+// The config header: cell size h and three budgets read as raw values (budgets from -1, so that each
+// refusal is reached), each through its validated type. False when one is refused (checked by accepted()).
+bool configure(FuzzedDataProvider& in, std::uint8_t mode, double h, std::int64_t max_memberships,
+               std::int64_t max_pairs, lwc::GridConfig& config) {
+  config.oversize = (mode & 2) != 0 ? lwc::Oversize::kCoarserLevels : lwc::Oversize::kReject;
+  const std::int64_t cells = in.ConsumeIntegralInRange<std::int64_t>(-1, 5000);
+  const std::int64_t memberships = in.ConsumeIntegralInRange<std::int64_t>(-1, max_memberships);
+  const std::int64_t pairs = in.ConsumeIntegralInRange<std::int64_t>(-1, max_pairs);
+  const absl::StatusOr<lwc::CellSize> size = lwc::CellSize::create(h);
+  const absl::StatusOr<lwc::CellBudget> cell_budget = lwc::CellBudget::create(cells);
+  const absl::StatusOr<lwc::MembershipBudget> membership_budget = lwc::MembershipBudget::create(memberships);
+  const absl::StatusOr<lwc::PairBudget> pair_budget = lwc::PairBudget::create(pairs);
+  // CellSize::create names D9 (decompose's clause); find_pairs' B6 refuses the same values.
+  if (size.ok() != (std::isfinite(h) && h > 0)) require(absl::InternalError("B6 bad config: cell size judged wrongly"));
+  const bool cells_ok = accepted(cell_budget, cells >= 1);  // each judged, even after a refusal
+  const bool memberships_ok = accepted(membership_budget, memberships >= 0);
+  const bool pairs_ok = accepted(pair_budget, pairs >= 0);
+  if (!size.ok() || !cells_ok || !memberships_ok || !pairs_ok) return false;
+  config.cell_size = *size;
+  config.max_cells_per_box = *cell_budget;
+  config.max_memberships = *membership_budget;
+  config.max_pairs = *pair_budget;
+  return true;
+}
+
 template <std::size_t D>
 void run(FuzzedDataProvider& in, std::uint8_t mode) {
   constexpr std::array<double, 6> kSizes = {0.5, 1.0, 2.0, 3.0, 0.1, 1.0 / 3.0};
   const double h = (mode & 4) != 0 ? raw_double(in) : kSizes[in.ConsumeIntegral<std::uint8_t>() % kSizes.size()];
   lwc::GridConfig config;
-  config.cell_size = h;
-  config.oversize = (mode & 2) != 0 ? lwc::Oversize::kCoarserLevels : lwc::Oversize::kReject;
-  config.budgets.max_cells_per_box = in.ConsumeIntegralInRange<std::int64_t>(-1, 5000);
-  config.budgets.max_memberships = in.ConsumeIntegralInRange<std::int64_t>(-1, 20000);
-  config.budgets.max_pairs = in.ConsumeIntegralInRange<std::int64_t>(-1, 2000);
+  if (!configure(in, mode, h, 20000, 2000, config)) return;
   const double h2 = (mode & 8) != 0 ? h * 2 : kSizes[mode % kSizes.size()];
   const lwc::Box<D> probe = box<D>(in, h);
   std::vector<lwc::Box<D>> boxes;
@@ -93,15 +129,17 @@ void run(FuzzedDataProvider& in, std::uint8_t mode) {
   const absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(view, config);
   require(lwc::contracts::check_find_pairs(view, config, r));  // B1-B4 B6 B7 B11 B12
 
-  lwc::GridConfig other = config;
-  other.cell_size = h2;
-  other.oversize = config.oversize == lwc::Oversize::kReject ? lwc::Oversize::kCoarserLevels : lwc::Oversize::kReject;
-  if (other.oversize == lwc::Oversize::kCoarserLevels && other.budgets.max_cells_per_box < 64) {
-    other.budgets.max_cells_per_box = 64;
+  if (const absl::StatusOr<lwc::CellSize> size2 = lwc::CellSize::create(h2); size2.ok()) {  // h * 2 may be +inf
+    lwc::GridConfig other = config;
+    other.cell_size = *size2;
+    other.oversize = config.oversize == lwc::Oversize::kReject ? lwc::Oversize::kCoarserLevels : lwc::Oversize::kReject;
+    if (other.oversize == lwc::Oversize::kCoarserLevels && other.max_cells_per_box.value() < 64) {
+      other.max_cells_per_box = lwc::CellBudget::of<64>();
+    }
+    const absl::StatusOr<lwc::PairsResult> r2 = lwc::find_pairs(view, other);
+    require(lwc::contracts::check_find_pairs(view, other, r2));
+    if (r.ok() && r2.ok()) require(lwc::contracts::check_same_pairs(h, r->pairs, h2, r2->pairs));  // B5
   }
-  const absl::StatusOr<lwc::PairsResult> r2 = lwc::find_pairs(view, other);
-  require(lwc::contracts::check_find_pairs(view, other, r2));
-  if (r.ok() && r2.ok()) require(lwc::contracts::check_same_pairs(h, r->pairs, h2, r2->pairs));  // B5
 
   const absl::StatusOr<lwc::GridSpec<D>> spec = lwc::GridSpec<D>::create(config);
   if (spec.ok()) {
@@ -124,7 +162,7 @@ void run(FuzzedDataProvider& in, std::uint8_t mode) {
     }
   }
   std::vector<lwc::Box<D>> owned = boxes;
-  const absl::StatusOr<lwc::Grid<D>> grid = lwc::Grid<D>::build(std::move(owned), config);
+  const absl::StatusOr<lwc::Grid<D>> grid = lwc::Grid<D>::create(std::move(owned), config);
   if (grid.ok()) {
     const absl::StatusOr<std::vector<std::uint32_t>> hits = grid->query(probe);
     if (hits.ok()) {
@@ -145,11 +183,7 @@ void run_persistent(FuzzedDataProvider& in, std::uint8_t mode) {
   constexpr std::array<double, 6> kSizes = {0.5, 1.0, 2.0, 3.0, 0.1, 1.0 / 3.0};
   const double h = (mode & 4) != 0 ? raw_double(in) : kSizes[in.ConsumeIntegral<std::uint8_t>() % kSizes.size()];
   lwc::GridConfig config;
-  config.cell_size = h;
-  config.oversize = (mode & 2) != 0 ? lwc::Oversize::kCoarserLevels : lwc::Oversize::kReject;
-  config.budgets.max_cells_per_box = in.ConsumeIntegralInRange<std::int64_t>(-1, 5000);
-  config.budgets.max_memberships = in.ConsumeIntegralInRange<std::int64_t>(-1, 400);
-  config.budgets.max_pairs = in.ConsumeIntegralInRange<std::int64_t>(-1, 100);
+  if (!configure(in, mode, h, 400, 100, config)) return;
   absl::StatusOr<lwc::PersistentGrid<D>> grid = lwc::PersistentGrid<D>::create(config);
   const bool config_ok = lwc::contracts::expected_outcome<D>({}, config).code == absl::StatusCode::kOk;
   if (grid.ok() != config_ok) require(absl::InternalError("E2 state equivalence: the config is judged unlike find_pairs"));

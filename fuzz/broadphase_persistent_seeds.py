@@ -29,7 +29,8 @@ INSERT, JITTER, TELEPORT, REMOVE, NEVER, UPDATE = 0, 2, 3, 4, 5, 6
 SWEPT = 0x80
 out = sys.argv[1]
 def save(name, e): open(os.path.join(out, name),'wb').write(e.data())
-# 1. Seed 001's wall and prop at h = 2 (k * h / 2 = k): contact begins, persists, ends; swept exit; removal.
+# 1. The centre-cell spatial-hash example's wall and prop at h = 2 (k * h / 2 = k): contact begins, persists,
+# ends; swept exit; removal.
 e=Enc(); header(e, 0x30, 2, 4096, 400, 100)
 e.u8(INSERT); e.box([0,0],[10,2])
 e.u8(INSERT); e.box([12,0],[13,1])

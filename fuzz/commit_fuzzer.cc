@@ -3,8 +3,8 @@
 // libFuzzer target for lwc.commit: the input is a program of marks and commits, run against
 // lwc::Committer and lwc::contracts::CommitModel side by side, every clause checked after every step.
 //
-// Byte 0 picks the chunk size (1, where chunks reach INT64_MIN and INT64_MAX; the seed's 16; others up to
-// INT64_MAX). Then, until the input ends (at most 96 steps), one opcode byte each:
+// Byte 0 picks the chunk size (1, where chunks reach INT64_MIN and INT64_MAX; the tilemap dirty-chunk
+// example's 16; others up to INT64_MAX). Then, until the input ends (at most 96 steps), one opcode byte each:
 //   0-3  mark a cell near the cursor: two bytes move the cursor chunk (by -3..3, -2..2), one picks the
 //        cell's offset in it (0: first, 255: last)
 //   4    mark a cell given as two raw little-endian int64 words (the dictionary holds the extremes); the
@@ -202,7 +202,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       return Snap{run, origin};
     };
     const lwc::RunBudget run_budget =
-        budget == 0 ? lwc::RunBudget::unlimited() : *lwc::RunBudget::at_most(budget);
+        budget == 0 ? lwc::RunBudget::unlimited() : *lwc::RunBudget::create(budget);
     absl::Status status;
 #if __cpp_exceptions
     try {

@@ -62,7 +62,7 @@ void enumerate(const Chunks& chunks, lwc::Int3 first, lwc::Int3 last, std::uint6
   const absl::uint128 n = box_count(first, last);
   if (n <= budget && n > kMaxWalk) return;
   std::vector<lwc::Int3> seen;
-  const absl::Status status = lwc::for_each_chunk(chunks, budget, [&](auto c) {
+  const absl::Status status = lwc::for_each_chunk(chunks, *lwc::ChunkBudget::create(budget), [&](auto c) {
     seen.push_back(to3(c));
     return stop_after == 0 || seen.size() < stop_after;
   });

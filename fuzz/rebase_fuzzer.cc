@@ -72,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const CellIndex<2> origin{std::bit_cast<std::int64_t>(word(in)), std::bit_cast<std::int64_t>(word(in))};
   const std::uint64_t version = word(in);
 
-  const lwc::WorldGrid grid = *lwc::WorldGrid::create(cell_size);
+  const lwc::WorldGrid grid = *lwc::WorldGrid::create(*lwc::ChunkSize::create(cell_size));
   absl::StatusOr<lwc::OriginCoordinator<2>> created = lwc::OriginCoordinator<2>::create(
       grid, lwc::ViewConfig{threshold, radius, spec.units_per_render_unit, spec.bubble_units}, origin, version);
   require(created.status());

@@ -31,7 +31,8 @@ module;
 #include "lwc/check.h"
 export module lwc.broadphase;
 
-import lwc.decompose;
+// The API speaks in CellSize and the budgets of lwc.decompose: importing lwc.broadphase is enough.
+export import lwc.decompose;
 export import :spec;
 export import :persistent;
 
@@ -456,12 +457,13 @@ struct Index {
 // Validation, placement and registration (B6-B8, B11): nothing proportional to a box's cells is
 // allocated before the span of every box and the total are known to be within budget.
 template <std::size_t D>
-[[nodiscard]] absl::StatusOr<Index<D>> build_index(std::span<const Box<D>> boxes, const GridSpec<D>& spec) {
-  const auto started = Clock::now();
+[[nodiscard]] absl::StatusOr<Index<D>> build_index(std::span<const Box<D>> boxes, const GridSpec<D>& spec,
+                                                  Timings* timings) {
+  const Stopwatch validating(timings);
   if (boxes.size() > std::numeric_limits<std::uint32_t>::max()) return too_many_boxes(boxes.size());
-  const Budgets& budgets = spec.config().budgets;
+  const GridConfig& config = spec.config();
   Index<D> index;
-  index.max_pairs = budgets.max_pairs;
+  index.max_pairs = config.max_pairs.value();
   index.id_bits = static_cast<int>(std::bit_width(boxes.size() > 1 ? boxes.size() - 1 : std::size_t{1}));
 
   // Pass 1: validate and place every box; total and per-level cell bounds, no allocation per cell.
@@ -480,7 +482,7 @@ template <std::size_t D>
   BlockCells<D> block;
   for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
     const std::span<const Box<D>> part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
-    if (quantise_block(part, spec.cell_size(), budgets.max_cells_per_box, block)) {
+    if (quantise_block(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
       for (std::size_t b = 0; b < part.size(); ++b) {
         total += block.counts[b];
         base_memberships += block.counts[b];  // <= total, which is checked below before any use
@@ -506,19 +508,19 @@ template <std::size_t D>
       }
     }
   }
-  if (total > budgets.max_memberships) {
+  if (total > config.max_memberships.value()) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "the boxes need ", static_cast<std::int64_t>(total), " memberships, more than max_memberships = ",
-        budgets.max_memberships, " (B7)"));
+        config.max_memberships.value(), " (B7)"));
   }
   index.stats.boxes = static_cast<std::int64_t>(boxes.size());
   index.stats.memberships = static_cast<std::int64_t>(total);
   index.stats.coarse_boxes = static_cast<std::int64_t>(coarse.size());
-  index.stats.validation_ns = nanoseconds_since(started);
+  validating.stop(timings, &Timings::validation_ns);
 
   // Pass 2: registration. Level 0 recomputes each box's cells (cheaper than storing them: 4-6 exact
   // divisions per box against 32-48 bytes per box of memory traffic).
-  const auto registering = Clock::now();
+  const Stopwatch registering(timings);
   if (!coarse.empty()) {
     index.level_of.assign(boxes.size(), 0);
     for (const Coarse& c : coarse) index.level_of[c.id] = c.where.level;
@@ -541,7 +543,7 @@ template <std::size_t D>
     };
     for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
       const std::span<const Box<D>> part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
-      if (quantise_block(part, spec.cell_size(), budgets.max_cells_per_box, block)) {
+      if (quantise_block(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
         for (std::size_t b = 0; b < part.size(); ++b) add(begin + b, block.range(b));
         continue;
       }
@@ -589,7 +591,7 @@ template <std::size_t D>
   }
   for (const Level<D>& level : index.levels) index.stats.occupied_cells += level.occupied;
   index.stats.levels = static_cast<std::int64_t>(index.levels.size());
-  index.stats.registration_ns = nanoseconds_since(registering);
+  registering.stop(timings, &Timings::registration_ns);
   return index;
 }
 
@@ -601,8 +603,9 @@ template <std::size_t D>
 // Pairing (B1-B4): within every level, then every box against every coarser level it is finer than;
 // then one radix sort into canonical order. No pair set: each pair is met in one reference cell only.
 template <std::size_t D>
-[[nodiscard]] absl::StatusOr<PairsResult> pair_index(const Index<D>& index, std::span<const Box<D>> boxes) {
-  const auto started = Clock::now();
+[[nodiscard]] absl::StatusOr<PairsResult> pair_index(const Index<D>& index, std::span<const Box<D>> boxes,
+                                                     Timings* timings) {
+  const Stopwatch pairing(timings);
   PairsResult result;
   result.stats = index.stats;
   std::vector<std::uint64_t> packed;
@@ -647,17 +650,18 @@ template <std::size_t D>
   result.stats.pair_visits = counters.visits;
   result.stats.unique_candidates = counters.candidates;
   result.stats.pairs = static_cast<std::int64_t>(result.pairs.size());
-  result.stats.pairing_ns = nanoseconds_since(started);
+  pairing.stop(timings, &Timings::pairing_ns);
   return result;
 }
 
 template <std::size_t D>
-[[nodiscard]] absl::StatusOr<PairsResult> find_pairs(std::span<const Box<D>> boxes, const GridConfig& config) {
+[[nodiscard]] absl::StatusOr<PairsResult> find_pairs(std::span<const Box<D>> boxes, const GridConfig& config,
+                                                     Timings* timings) {
   absl::StatusOr<GridSpec<D>> spec = GridSpec<D>::create(config);
   if (!spec.ok()) return spec.status();
-  absl::StatusOr<Index<D>> index = build_index<D>(boxes, *spec);
+  absl::StatusOr<Index<D>> index = build_index<D>(boxes, *spec, timings);
   if (!index.ok()) return index.status();
-  return pair_index<D>(*index, boxes);
+  return pair_index<D>(*index, boxes, timings);
 }
 
 }  // namespace lwc::internal
@@ -673,17 +677,20 @@ export namespace lwc {
 // int64 (kReject); ResourceExhausted when a box spans more than max_cells_per_box cells (kReject), the
 // memberships exceed max_memberships, or the pairs exceed max_pairs. The first failing box in index
 // order decides; totals are checked after every box. Budgets are decided before anything proportional
-// to them is allocated: a box spanning 10^15 cells is refused in constant time.
+// to them is allocated: a box spanning 10^15 cells is refused in constant time. `timings`, when given,
+// receives the time of each phase (validation, registration, pairing).
 //
 // Example:
 //   std::vector<lwc::Box2> boxes = {{{0, 0}, {10, 2}}, {{9, 0.5}, {9.5, 1.5}}};
-//   absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(boxes, {.cell_size = 2.0});
+//   absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(boxes, {.cell_size = lwc::CellSize::of<2.0>()});
 //   // r->pairs == {(0, 1)}; r->stats.memberships == 13
-[[nodiscard]] inline absl::StatusOr<PairsResult> find_pairs(std::span<const Box2> boxes, const GridConfig& config) {
-  return internal::find_pairs<2>(boxes, config);
+[[nodiscard]] inline absl::StatusOr<PairsResult> find_pairs(std::span<const Box2> boxes, const GridConfig& config,
+                                                            Timings* timings = nullptr) {
+  return internal::find_pairs<2>(boxes, config, timings);
 }
-[[nodiscard]] inline absl::StatusOr<PairsResult> find_pairs(std::span<const Box3> boxes, const GridConfig& config) {
-  return internal::find_pairs<3>(boxes, config);
+[[nodiscard]] inline absl::StatusOr<PairsResult> find_pairs(std::span<const Box3> boxes, const GridConfig& config,
+                                                            Timings* timings = nullptr) {
+  return internal::find_pairs<3>(boxes, config, timings);
 }
 
 // Grid
@@ -691,18 +698,21 @@ export namespace lwc {
 // A registered set of boxes kept for gameplay queries. Owns its boxes; immutable once built.
 //
 // Example:
-//   absl::StatusOr<lwc::Grid<2>> grid = lwc::Grid<2>::build(std::move(boxes), {.cell_size = 2.0});
+//   absl::StatusOr<lwc::Grid<2>> grid =
+//       lwc::Grid<2>::create(std::move(boxes), {.cell_size = lwc::CellSize::of<2.0>()});
 //   absl::StatusOr<std::vector<std::uint32_t>> hits = grid->query({{8, 0}, {9, 1}});
 template <std::size_t D>
 class Grid {
  public:
-  // build()
+  // create()
   //
   // Validates and registers `boxes`, with the errors of find_pairs except max_pairs (checked by pairs()).
-  [[nodiscard]] static absl::StatusOr<Grid> build(std::vector<Box<D>> boxes, const GridConfig& config) {
+  // `timings`, when given, receives validation_ns and registration_ns.
+  [[nodiscard]] static absl::StatusOr<Grid> create(std::vector<Box<D>> boxes, const GridConfig& config,
+                                                   Timings* timings = nullptr) {
     absl::StatusOr<GridSpec<D>> spec = GridSpec<D>::create(config);
     if (!spec.ok()) return spec.status();
-    absl::StatusOr<internal::Index<D>> index = internal::build_index<D>(boxes, *spec);
+    absl::StatusOr<internal::Index<D>> index = internal::build_index<D>(boxes, *spec, timings);
     if (!index.ok()) return index.status();
     return Grid(std::move(boxes), *std::move(index));
   }
@@ -727,12 +737,13 @@ class Grid {
   // pairs()
   //
   // find_pairs on the registered boxes: the same pairs and stats (ResourceExhausted over max_pairs).
-  [[nodiscard]] absl::StatusOr<PairsResult> pairs() const {
-    return internal::pair_index<D>(index_, std::span<const Box<D>>(boxes_));
+  // `timings`, when given, receives pairing_ns.
+  [[nodiscard]] absl::StatusOr<PairsResult> pairs(Timings* timings = nullptr) const {
+    return internal::pair_index<D>(index_, std::span<const Box<D>>(boxes_), timings);
   }
 
   [[nodiscard]] std::span<const Box<D>> boxes() const noexcept { return boxes_; }
-  // The registration stats (memberships, cells, levels, validation and registration times).
+  // The registration stats (boxes, memberships, occupied cells, levels, coarse boxes).
   [[nodiscard]] const Stats& stats() const noexcept { return index_.stats; }
 
  private:

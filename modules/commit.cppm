@@ -31,7 +31,8 @@ module;
 #include "absl/strings/str_cat.h"
 export module lwc.commit;
 
-import lwc.decompose;
+// The API speaks in ChunkSize, Int2 and RunBudget: importing lwc.commit is enough to use it.
+export import lwc.decompose;
 
 export namespace lwc {
 
@@ -91,9 +92,9 @@ struct RowMajor {
   return chunk.y == run.y && chunk.x - 1 == run.x_last;
 }
 
-// The dirty set: every dirty chunk, with the generation of its latest mark, in row-major order (a
-// B-tree: the seed's own remedy for a pending set that keeps growing), so that merging is one linear
-// sweep. Thread-safe: every member takes the lock.
+// The dirty set: every dirty chunk, with the generation of its latest mark, in row-major order (a B-tree: the
+// tilemap dirty-chunk example's own remedy for a pending set that keeps growing), so that merging is one
+// linear sweep. Thread-safe: every member takes the lock.
 class DirtySet {
   using Map = absl::btree_map<Int2, std::uint64_t, RowMajor>;
 
@@ -240,50 +241,6 @@ export namespace lwc {
   return runs;
 }
 
-// RunBudget
-//
-// The most runs one commit may publish (T8): a positive count, or unlimited. The seed's remedy for a
-// pending set that outgrows a frame: publish the first K runs, keep the rest for the next commit.
-//
-// Example:
-//   absl::StatusOr<lwc::RunBudget> budget = lwc::RunBudget::at_most(config.runs_per_frame);
-//   if (!budget.ok()) return budget.status();
-class RunBudget {
- public:
-  [[nodiscard]] static constexpr RunBudget unlimited() noexcept {
-    return RunBudget(std::numeric_limits<std::size_t>::max());
-  }
-
-  // at_most()
-  //
-  // At most `max_runs` runs per commit, or InvalidArgument when max_runs < 1 (a budget of zero runs
-  // could never make progress).
-  [[nodiscard]] static absl::StatusOr<RunBudget> at_most(std::int64_t max_runs) {
-    if (max_runs < 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("run budget ", max_runs, " is not positive: a commit could never make progress (T8)"));
-    }
-    return RunBudget(static_cast<std::size_t>(max_runs));
-  }
-
-  template <std::size_t K>
-    requires(K > 0)
-  [[nodiscard]] static consteval RunBudget of() noexcept {
-    return RunBudget(K);
-  }
-
-  [[nodiscard]] constexpr std::size_t max_runs() const noexcept { return max_runs_; }
-  [[nodiscard]] constexpr bool is_unlimited() const noexcept {
-    return max_runs_ == std::numeric_limits<std::size_t>::max();
-  }
-
- private:
-  constexpr explicit RunBudget(std::size_t max_runs) noexcept : max_runs_(max_runs) {}
-
-  // Invariant: max_runs_ >= 1; SIZE_MAX means unlimited.
-  std::size_t max_runs_;
-};
-
 // Batch
 //
 // What a commit publishes: one snapshot per run, all prepared before any was visible. Immutable once
@@ -406,7 +363,7 @@ class Committer {
     }
     const internal::CommitFlag running(committing_);
 
-    internal::DirtySet::Selection selection = dirty_.select(budget.max_runs());
+    internal::DirtySet::Selection selection = dirty_.select(static_cast<std::size_t>(budget.value()));
     if (selection.runs.empty()) return CommitReport{published()->sequence, 0, 0, 0, 0, 0};
 
     // Phase 1: prepare every run into a batch nobody else can see. Nothing shared changes here, so a

@@ -25,7 +25,7 @@ module;
 #include "lwc/check.h"
 export module lwc.cover;
 
-// The API speaks in ChunkSize, Int2 and Int3: importing lwc.cover is enough to use it.
+// The API speaks in ChunkSize, ChunkBudget, Int2 and Int3: importing lwc.cover is enough to use it.
 export import lwc.decompose;
 
 namespace lwc::internal {
@@ -414,24 +414,23 @@ export namespace lwc {
 //
 // Calls visit once for every chunk of `chunks`, in the canonical order (C8): ascending for a span; for a
 // box, x varies fastest, then y, then z (the order of an array indexed [z][y][x]). All or nothing (C7):
-// when the chunk count exceeds `budget` (a count equal to the budget is allowed), returns
+// when the chunk count exceeds `budget` (a ChunkBudget; a count equal to the budget is allowed), returns
 // ResourceExhausted before the first call. Otherwise returns OK after the last chunk, or when the visitor
 // stops early, OK (bool visitor returned false) or the visitor's error (Status visitor).
 //
 // Example:
-//   absl::Status s = lwc::for_each_chunk(box, kMaxChunksPerFrame, [&](lwc::Int2 c) {
+//   absl::Status s = lwc::for_each_chunk(box, lwc::ChunkBudget::of<kMaxChunksPerFrame>(), [&](lwc::Int2 c) {
 //     return loader.request(c);   // absl::Status: the first failure stops the walk
 //   });
 //
-// The span form is written once for every SignedWord; an N-bit span takes an unsigned N-bit budget, so
-// its one span of 2^N chunks is over every budget, as [INT64_MIN, INT64_MAX] is for ChunkSpan.
+// The span form is written once for every SignedWord. An N-bit span has at most 2^N chunks, and its one
+// span of 2^N chunks is over every budget, as [INT64_MIN, INT64_MAX] is for ChunkSpan.
 template <SignedWord T, typename V>
   requires ChunkVisitor<V, T>
-[[nodiscard]] absl::Status for_each_chunk(BasicChunkSpan<T> span, std::type_identity_t<std::make_unsigned_t<T>> budget,
-                                          V&& visit) {
+[[nodiscard]] absl::Status for_each_chunk(BasicChunkSpan<T> span, ChunkBudget budget, V&& visit) {
   const std::make_unsigned_t<T> n = internal::count_or_zero(span);
-  if (n == 0 || n > budget) [[unlikely]] {
-    return internal::over_budget(n, budget, std::numeric_limits<std::make_unsigned_t<T>>::digits);
+  if (n == 0 || n > budget.value()) [[unlikely]] {
+    return internal::over_budget(n, budget.value(), std::numeric_limits<std::make_unsigned_t<T>>::digits);
   }
   absl::Status status;
   (void)internal::each(span, [&](T x) { return internal::visit_one(visit, x, status); });
@@ -440,10 +439,10 @@ template <SignedWord T, typename V>
 
 template <typename V>
   requires ChunkVisitor<V, Int2>
-[[nodiscard]] absl::Status for_each_chunk(const ChunkBox2& box, std::uint64_t budget, V&& visit) {
+[[nodiscard]] absl::Status for_each_chunk(const ChunkBox2& box, ChunkBudget budget, V&& visit) {
   const std::uint64_t n = internal::count_or_zero(box);
-  if (n == 0 || n > budget) [[unlikely]] {
-    return internal::over_budget(n, budget);
+  if (n == 0 || n > budget.value()) [[unlikely]] {
+    return internal::over_budget(n, budget.value());
   }
   absl::Status status;
   (void)internal::each(box.y, [&](std::int64_t y) {
@@ -456,10 +455,10 @@ template <typename V>
 
 template <typename V>
   requires ChunkVisitor<V, Int3>
-[[nodiscard]] absl::Status for_each_chunk(const ChunkBox3& box, std::uint64_t budget, V&& visit) {
+[[nodiscard]] absl::Status for_each_chunk(const ChunkBox3& box, ChunkBudget budget, V&& visit) {
   const std::uint64_t n = internal::count_or_zero(box);
-  if (n == 0 || n > budget) [[unlikely]] {
-    return internal::over_budget(n, budget);
+  if (n == 0 || n > budget.value()) [[unlikely]] {
+    return internal::over_budget(n, budget.value());
   }
   absl::Status status;
   (void)internal::each(box.z, [&](std::int64_t z) {

@@ -190,9 +190,10 @@ struct ChunkPoint3 {
 
 // split_by_division()
 //
-// The reference path: truncating hardware division and a one-step correction, as seed 000 does it. Every
-// size works here; `split` uses faster paths that D7 proves equal to this one. Exported for audits.
-// (`x` is not deduced: the size's type says which width is meant, and an int literal converts.)
+// The reference path: truncating hardware division and a one-step correction, as the truncating-division
+// example does it. Every size works here; `split` uses faster paths that D7 proves equal to this one.
+// Exported for audits. (`x` is not deduced: the size's type says which width is meant, and an int literal
+// converts.)
 template <SignedWord T>
 [[nodiscard]] constexpr BasicChunkPoint<T> split_by_division(std::type_identity_t<T> x,
                                                              BasicChunkSize<T> size) noexcept {
@@ -315,9 +316,21 @@ class BasicCellSize {
     return BasicCellSize(h);
   }
 
+  // of()
+  //
+  // A size known at compile time; a value that is not finite and positive does not compile.
+  template <F H>
+    requires(H > 0 && H <= std::numeric_limits<F>::max())
+  [[nodiscard]] static consteval BasicCellSize of() noexcept {
+    return BasicCellSize(H);
+  }
+
   [[nodiscard]] constexpr F value() const noexcept { return value_; }
 
   friend constexpr bool operator==(BasicCellSize, BasicCellSize) noexcept = default;
+  friend std::ostream& operator<<(std::ostream& os, BasicCellSize h) {
+    return os << std::hexfloat << static_cast<double>(h.value_) << std::defaultfloat;
+  }
 
  private:
   constexpr explicit BasicCellSize(F h) noexcept : value_(h) {}
@@ -327,6 +340,122 @@ class BasicCellSize {
 };
 
 using CellSize = BasicCellSize<double>;
+
+// Budget, and the budgets of every contract
+//
+// A validated limit on work proportional to the input, the one budget idiom of lwc: `create(n)` returns
+// the budget or InvalidArgument when n is below the least useful limit, `of<N>()` checks a constant at
+// compile time, `unlimited()` is the largest count, `value()` reads it back. Exactly at a budget is
+// always allowed; one over is refused before anything proportional to it is done. Each budget is its own
+// type (a `PairBudget` cannot be passed where a `RunBudget` is meant), told apart by its tag:
+//
+//   ChunkBudget       chunks one for_each_chunk call may visit; any uint64 (0 allows none)    C7
+//   CellBudget        cells one box may span (GridConfig::max_cells_per_box); >= 1             B6, B7
+//   MembershipBudget  (box, cell) registrations of one grid (GridConfig::max_memberships); >= 0 B6, B7
+//   PairBudget        pairs one call may report (GridConfig::max_pairs); >= 0                  B6, B7
+//   RunBudget         runs one commit may publish; >= 1 (zero could never make progress)       T8
+//
+// Example:
+//   absl::StatusOr<lwc::PairBudget> pairs = lwc::PairBudget::create(config.max_pairs);
+//   if (!pairs.ok()) return pairs.status();
+//   constexpr lwc::RunBudget kFour = lwc::RunBudget::of<4>();
+template <typename Tag>
+class Budget {
+ public:
+  using Count = typename Tag::Count;
+  static constexpr Count kMin = Tag::kMin;
+
+  // create()
+  //
+  // The budget `limit`, or InvalidArgument when limit < kMin; the message names the budget and clause.
+  [[nodiscard]] static absl::StatusOr<Budget> create(Count limit) {
+    if constexpr (kMin > std::numeric_limits<Count>::min()) {
+      if (limit < kMin) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(Tag::kName, " ", limit, " is below ", kMin, Tag::kWhy, " (", Tag::kClause, ")"));
+      }
+    }
+    return Budget(limit);
+  }
+
+  // of()
+  //
+  // A budget known at compile time; one below kMin does not compile.
+  template <Count N>
+    requires(N >= kMin)
+  [[nodiscard]] static consteval Budget of() noexcept {
+    return Budget(N);
+  }
+
+  // unlimited()
+  //
+  // The largest count: every call that is within a Count is within this budget.
+  [[nodiscard]] static constexpr Budget unlimited() noexcept { return Budget(std::numeric_limits<Count>::max()); }
+
+  [[nodiscard]] constexpr Count value() const noexcept { return value_; }
+  [[nodiscard]] constexpr bool is_unlimited() const noexcept {
+    return value_ == std::numeric_limits<Count>::max();
+  }
+
+  friend constexpr bool operator==(Budget, Budget) noexcept = default;
+  friend std::ostream& operator<<(std::ostream& os, Budget b) { return os << b.value_; }
+
+ private:
+  constexpr explicit Budget(Count limit) noexcept : value_(limit) {}
+
+  // Invariant: value_ >= kMin.
+  Count value_;
+};
+
+}  // namespace lwc
+
+namespace lwc::internal {
+
+struct ChunkBudgetTag {
+  using Count = std::uint64_t;
+  static constexpr Count kMin = 0;
+  static constexpr const char* kName = "chunk budget";
+  static constexpr const char* kWhy = "";
+  static constexpr const char* kClause = "C7";
+};
+struct CellBudgetTag {
+  using Count = std::int64_t;
+  static constexpr Count kMin = 1;
+  static constexpr const char* kName = "max_cells_per_box";
+  static constexpr const char* kWhy = ": no box could be placed";
+  static constexpr const char* kClause = "B6";
+};
+struct MembershipBudgetTag {
+  using Count = std::int64_t;
+  static constexpr Count kMin = 0;
+  static constexpr const char* kName = "max_memberships";
+  static constexpr const char* kWhy = "";
+  static constexpr const char* kClause = "B6";
+};
+struct PairBudgetTag {
+  using Count = std::int64_t;
+  static constexpr Count kMin = 0;
+  static constexpr const char* kName = "max_pairs";
+  static constexpr const char* kWhy = "";
+  static constexpr const char* kClause = "B6";
+};
+struct RunBudgetTag {
+  using Count = std::int64_t;
+  static constexpr Count kMin = 1;
+  static constexpr const char* kName = "run budget";
+  static constexpr const char* kWhy = ": a commit could never make progress";
+  static constexpr const char* kClause = "T8";
+};
+
+}  // namespace lwc::internal
+
+export namespace lwc {
+
+using ChunkBudget = Budget<internal::ChunkBudgetTag>;
+using CellBudget = Budget<internal::CellBudgetTag>;
+using MembershipBudget = Budget<internal::MembershipBudgetTag>;
+using PairBudget = Budget<internal::PairBudgetTag>;
+using RunBudget = Budget<internal::RunBudgetTag>;
 
 }  // namespace lwc
 

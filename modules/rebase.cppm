@@ -31,26 +31,27 @@ module;
 #include "lwc/check.h"
 export module lwc.rebase;
 
-import lwc.decompose;
+// The API speaks in ChunkSize (WorldGrid::create): importing lwc.rebase is enough to use it.
+export import lwc.decompose;
 
 export namespace lwc {
 
 // CellIndex
 //
 // The integer cell of a position, one int64 per axis (2D or 3D).
-template <std::size_t N>
-using CellIndex = std::array<std::int64_t, N>;
+template <std::size_t D>
+using CellIndex = std::array<std::int64_t, D>;
 
 // WorldPosition
 //
 // The authoritative position of an entity: `cell` plus `offset` world units inside it.
 // Invariant (R1), established by WorldGrid::normalize and checked by every consumer: each offset is
 // finite and 0 <= offset < cell size. Nothing in this module ever writes a WorldPosition it was given (R2).
-template <std::size_t N>
-  requires(N == 2 || N == 3)
+template <std::size_t D>
+  requires(D == 2 || D == 3)
 struct WorldPosition {
-  CellIndex<N> cell{};
-  std::array<double, N> offset{};
+  CellIndex<D> cell{};
+  std::array<double, D> offset{};
 
   friend constexpr bool operator==(const WorldPosition&, const WorldPosition&) noexcept = default;
 };
@@ -59,22 +60,22 @@ using WorldPosition3 = WorldPosition<3>;
 
 // FixedPoint
 //
-// An integer world point in world units (e.g. int64 centimetres, as in seed 003). Converts exactly to a
-// WorldPosition and back (R1).
-template <std::size_t N>
-  requires(N == 2 || N == 3)
+// An integer world point in world units (e.g. int64 centimetres, as in the late-chunk floating-origin
+// example). Converts exactly to a WorldPosition and back (R1).
+template <std::size_t D>
+  requires(D == 2 || D == 3)
 struct FixedPoint {
-  std::array<std::int64_t, N> units{};
+  std::array<std::int64_t, D> units{};
 
   friend constexpr bool operator==(const FixedPoint&, const FixedPoint&) noexcept = default;
 };
 
-template <std::size_t N>
-std::ostream& operator<<(std::ostream& os, const WorldPosition<N>& p) {
+template <std::size_t D>
+std::ostream& operator<<(std::ostream& os, const WorldPosition<D>& p) {
   os << "{cell (";
-  for (std::size_t a = 0; a < N; ++a) os << (a ? ", " : "") << p.cell[a];
+  for (std::size_t a = 0; a < D; ++a) os << (a ? ", " : "") << p.cell[a];
   os << ") + (" << std::hexfloat;
-  for (std::size_t a = 0; a < N; ++a) os << (a ? ", " : "") << p.offset[a];
+  for (std::size_t a = 0; a < D; ++a) os << (a ? ", " : "") << p.offset[a];
   return os << std::defaultfloat << ")}";
 }
 
@@ -85,10 +86,10 @@ namespace lwc::internal {
 constexpr std::int64_t kMinCell = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kMaxCell = std::numeric_limits<std::int64_t>::max();
 
-template <std::size_t N>
-std::string describe_cell(const CellIndex<N>& c) {
+template <std::size_t D>
+std::string describe_cell(const CellIndex<D>& c) {
   std::string s = "(";
-  for (std::size_t a = 0; a < N; ++a) absl::StrAppend(&s, a ? ", " : "", c[a]);
+  for (std::size_t a = 0; a < D; ++a) absl::StrAppend(&s, a ? ", " : "", c[a]);
   return s + ")";
 }
 
@@ -286,20 +287,21 @@ class WorldGrid {
 
   // create()
   //
-  // InvalidArgument unless 1 <= cell_size <= 2^53.
-  [[nodiscard]] static absl::StatusOr<WorldGrid> create(std::int64_t cell_size) {
-    if (cell_size < 1 || cell_size > kMaxCellSize) {
+  // InvalidArgument unless cell_size <= 2^53 (a ChunkSize is already >= 1).
+  //
+  // Example:
+  //   absl::StatusOr<lwc::WorldGrid> grid = lwc::WorldGrid::create(lwc::ChunkSize::of<1024>());
+  [[nodiscard]] static absl::StatusOr<WorldGrid> create(ChunkSize cell_size) {
+    if (cell_size.value() > kMaxCellSize) {
       return absl::InvalidArgumentError(
-          absl::StrCat("cell size ", cell_size, " is outside [1, 2^53] (R1)"));
+          absl::StrCat("cell size ", cell_size.value(), " is outside [1, 2^53] (R1)"));
     }
-    absl::StatusOr<ChunkSize> chunk = ChunkSize::create(cell_size);
-    absl::StatusOr<CellSize> real = CellSize::create(static_cast<double>(cell_size));
-    if (!chunk.ok()) return chunk.status();
+    absl::StatusOr<CellSize> real = CellSize::create(static_cast<double>(cell_size.value()));
     if (!real.ok()) return real.status();
-    return WorldGrid(*chunk, *real);
+    return WorldGrid(cell_size, *real);
   }
 
-  [[nodiscard]] constexpr std::int64_t cell_size() const noexcept { return chunk_.value(); }
+  [[nodiscard]] constexpr ChunkSize cell_size() const noexcept { return chunk_; }
 
   friend constexpr bool operator==(const WorldGrid& a, const WorldGrid& b) noexcept {
     return a.chunk_ == b.chunk_;
@@ -314,12 +316,12 @@ class WorldGrid {
   //
   // Example: normalize({0}, {-1e-17}) at size 16 is {cell 0, offset 0}: the exact offset 16 - 1e-17 in
   // cell -1 is nearest to 16.0, which is cell 0's origin.
-  template <std::size_t N>
-  [[nodiscard]] absl::StatusOr<WorldPosition<N>> normalize(const CellIndex<N>& cell,
-                                                           const std::array<double, N>& offset) const {
-    WorldPosition<N> p;
-    for (std::size_t a = 0; a < N; ++a) {
-      absl::Status s = internal::normalize_axis(cell[a], offset[a], cell_size(), real_, p.cell[a], p.offset[a]);
+  template <std::size_t D>
+  [[nodiscard]] absl::StatusOr<WorldPosition<D>> normalize(const CellIndex<D>& cell,
+                                                           const std::array<double, D>& offset) const {
+    WorldPosition<D> p;
+    for (std::size_t a = 0; a < D; ++a) {
+      absl::Status s = internal::normalize_axis(cell[a], offset[a], chunk_.value(), real_, p.cell[a], p.offset[a]);
       if (!s.ok()) return s;
     }
     return p;
@@ -328,12 +330,12 @@ class WorldGrid {
   // validate()
   //
   // OK iff every offset of `p` is finite and in [0, size) (R1); InvalidArgument otherwise.
-  template <std::size_t N>
-  [[nodiscard]] absl::Status validate(const WorldPosition<N>& p) const {
-    for (std::size_t a = 0; a < N; ++a) {
+  template <std::size_t D>
+  [[nodiscard]] absl::Status validate(const WorldPosition<D>& p) const {
+    for (std::size_t a = 0; a < D; ++a) {
       if (!(p.offset[a] >= 0 && p.offset[a] < real_.value())) {
         return absl::InvalidArgumentError(absl::StrFormat(
-            "position offset %a on axis %d is not in [0, %d): not normalised (R1)", p.offset[a], a, cell_size()));
+            "position offset %a on axis %d is not in [0, %d): not normalised (R1)", p.offset[a], a, chunk_.value()));
       }
     }
     return absl::OkStatus();
@@ -343,10 +345,10 @@ class WorldGrid {
   //
   // The position of an integer world point: per axis split(units, size) (lwc.decompose), the local part
   // as the offset. Total and exact (R1).
-  template <std::size_t N>
-  [[nodiscard]] WorldPosition<N> from_fixed(const FixedPoint<N>& point) const {
-    WorldPosition<N> p;
-    for (std::size_t a = 0; a < N; ++a) {
+  template <std::size_t D>
+  [[nodiscard]] WorldPosition<D> from_fixed(const FixedPoint<D>& point) const {
+    WorldPosition<D> p;
+    for (std::size_t a = 0; a < D; ++a) {
       const ChunkPoint cp = split(point.units[a], chunk_);
       p.cell[a] = cp.chunk;
       p.offset[a] = static_cast<double>(cp.local);  // local < size <= 2^53: exact
@@ -359,16 +361,16 @@ class WorldGrid {
   // The integer world point of `p`, exactly (R1). InvalidArgument when `p` is not normalised or an offset
   // is not a whole number of world units (no rounding is done); OutOfRange when a coordinate is outside
   // int64.
-  template <std::size_t N>
-  [[nodiscard]] absl::StatusOr<FixedPoint<N>> to_fixed(const WorldPosition<N>& p) const {
+  template <std::size_t D>
+  [[nodiscard]] absl::StatusOr<FixedPoint<D>> to_fixed(const WorldPosition<D>& p) const {
     if (absl::Status s = validate(p); !s.ok()) return s;
-    FixedPoint<N> out;
-    for (std::size_t a = 0; a < N; ++a) {
+    FixedPoint<D> out;
+    for (std::size_t a = 0; a < D; ++a) {
       if (std::floor(p.offset[a]) != p.offset[a]) {
         return absl::InvalidArgumentError(absl::StrFormat(
             "to_fixed: offset %a on axis %d is not a whole number of world units (R1)", p.offset[a], a));
       }
-      const absl::int128 v = absl::int128(p.cell[a]) * cell_size() + static_cast<std::int64_t>(p.offset[a]);
+      const absl::int128 v = absl::int128(p.cell[a]) * chunk_.value() + static_cast<std::int64_t>(p.offset[a]);
       if (v < internal::kMinCell || v > internal::kMaxCell) {
         return absl::OutOfRangeError(
             absl::StrCat("to_fixed: axis ", a, " of cell ", internal::describe_cell(p.cell), " is outside int64 units"));
@@ -388,7 +390,8 @@ class WorldGrid {
 
 // ViewConfig
 //
-// How one view (camera) rebases. Defaults: the seed's threshold of 2 cells, a 3x3 (3x3x3) barrier.
+// How one view (camera) rebases. Defaults: a threshold of 2 cells (the plan/commit floating-origin
+// example's), a 3x3 (3x3x3) barrier.
 struct ViewConfig {
   // Rebase when the observer's cell is at least this many cells from the origin on some axis. >= 1.
   std::int64_t threshold_cells = 2;
@@ -405,10 +408,10 @@ struct ViewConfig {
 //
 // Render coordinates (render units, relative to the view's origin) and the origin version they were
 // computed under. Never mix points of different versions (R3).
-template <std::size_t N>
-  requires(N == 2 || N == 3)
+template <std::size_t D>
+  requires(D == 2 || D == 3)
 struct RenderPoint {
-  std::array<float, N> at{};
+  std::array<float, D> at{};
   std::uint64_t version = 0;
 
   friend constexpr bool operator==(const RenderPoint&, const RenderPoint&) noexcept = default;
@@ -418,11 +421,11 @@ struct RenderPoint {
 //
 // A rebase decided by OriginCoordinator::plan: move the origin from `from` to `target`, valid only while
 // the view is still at `expected_version` (R8).
-template <std::size_t N>
-  requires(N == 2 || N == 3)
+template <std::size_t D>
+  requires(D == 2 || D == 3)
 struct RebasePlan {
-  CellIndex<N> from{};
-  CellIndex<N> target{};
+  CellIndex<D> from{};
+  CellIndex<D> target{};
   std::uint64_t expected_version = 0;
 
   friend constexpr bool operator==(const RebasePlan&, const RebasePlan&) noexcept = default;
@@ -431,10 +434,10 @@ struct RebasePlan {
 // Rebased
 //
 // The outcome of a successful commit: the new origin and its version.
-template <std::size_t N>
-  requires(N == 2 || N == 3)
+template <std::size_t D>
+  requires(D == 2 || D == 3)
 struct Rebased {
-  CellIndex<N> origin{};
+  CellIndex<D> origin{};
   std::uint64_t version = 0;
 
   friend constexpr bool operator==(const Rebased&, const Rebased&) noexcept = default;
@@ -442,19 +445,19 @@ struct Rebased {
 
 // LatePlacement
 //
-// What a late asynchronous result holds (seed 003): kRelocatable data is placed only through its world
-// anchor and may be committed under any later origin; kBakedLocal data has coordinates baked into the
-// render frame of the version it started under, and is stale after any rebase.
+// What a late asynchronous result holds (the late-chunk floating-origin example): kRelocatable data is placed
+// only through its world anchor and may be committed under any later origin; kBakedLocal data has coordinates
+// baked into the render frame of the version it started under, and is stale after any rebase.
 enum class LatePlacement { kRelocatable, kBakedLocal };
 
 // LateResult
 //
 // The ticket of an asynchronous build: its world anchor, the origin version it started under, and its
 // placement kind. Made by OriginCoordinator::start_late, committed by place_late.
-template <std::size_t N>
-  requires(N == 2 || N == 3)
+template <std::size_t D>
+  requires(D == 2 || D == 3)
 struct LateResult {
-  WorldPosition<N> anchor;
+  WorldPosition<D> anchor;
   std::uint64_t started_version = 0;
   LatePlacement placement = LatePlacement::kRelocatable;
 };
@@ -472,8 +475,8 @@ struct LateResult {
 //     absl::StatusOr<lwc::Rebased<2>> done = view.commit(**plan);   // at the frame boundary
 //     if (done.ok()) (void)view.to_render_all(anchors, locals);     // re-derive, never `-= shift`
 //   }
-template <std::size_t N>
-  requires(N == 2 || N == 3)
+template <std::size_t D>
+  requires(D == 2 || D == 3)
 class OriginCoordinator {
  public:
   static constexpr std::int64_t kMaxBarrierRadius = 16;
@@ -486,7 +489,7 @@ class OriginCoordinator {
   // at the zero cell and version 0), and no cell loaded. InvalidArgument when a ViewConfig field is
   // outside its documented range.
   [[nodiscard]] static absl::StatusOr<OriginCoordinator> create(WorldGrid grid, ViewConfig config,
-                                                                CellIndex<N> origin = {},
+                                                                CellIndex<D> origin = {},
                                                                 std::uint64_t version = 0) {
     const auto bad = [](absl::string_view what, std::int64_t v, absl::string_view range) {
       return absl::InvalidArgumentError(absl::StrCat("view config: ", what, " ", v, " is outside ", range));
@@ -506,7 +509,7 @@ class OriginCoordinator {
 
   [[nodiscard]] const WorldGrid& grid() const noexcept { return grid_; }
   [[nodiscard]] const ViewConfig& config() const noexcept { return config_; }
-  [[nodiscard]] const CellIndex<N>& origin() const noexcept { return origin_; }
+  [[nodiscard]] const CellIndex<D>& origin() const noexcept { return origin_; }
   [[nodiscard]] std::uint64_t version() const noexcept { return version_; }
 
   // render_error_bound()
@@ -528,16 +531,16 @@ class OriginCoordinator {
   // load(), unload(), is_loaded(), loaded_count()
   //
   // The streaming system reports cells here. Loading a loaded cell or unloading an absent one is a no-op.
-  void load(const CellIndex<N>& cell) { loaded_.insert(cell); }
-  void unload(const CellIndex<N>& cell) { loaded_.erase(cell); }
-  [[nodiscard]] bool is_loaded(const CellIndex<N>& cell) const { return loaded_.contains(cell); }
+  void load(const CellIndex<D>& cell) { loaded_.insert(cell); }
+  void unload(const CellIndex<D>& cell) { loaded_.erase(cell); }
+  [[nodiscard]] bool is_loaded(const CellIndex<D>& cell) const { return loaded_.contains(cell); }
   [[nodiscard]] std::size_t loaded_count() const noexcept { return loaded_.size(); }
 
   // loaded_cells()
   //
   // Every loaded cell, in lexicographic order (for snapshots and audits).
-  [[nodiscard]] std::vector<CellIndex<N>> loaded_cells() const {
-    std::vector<CellIndex<N>> cells(loaded_.begin(), loaded_.end());
+  [[nodiscard]] std::vector<CellIndex<D>> loaded_cells() const {
+    std::vector<CellIndex<D>> cells(loaded_.begin(), loaded_.end());
     std::sort(cells.begin(), cells.end());
     return cells;
   }
@@ -546,9 +549,9 @@ class OriginCoordinator {
   //
   // The cells of the barrier around `target` (every cell within barrier_radius, per axis, clipped to
   // int64: cells beyond the world's edge do not exist) that are not loaded, in lexicographic order.
-  [[nodiscard]] std::vector<CellIndex<N>> missing_cells(const CellIndex<N>& target) const {
-    std::vector<CellIndex<N>> missing;
-    for_each_barrier_cell(target, [&](const CellIndex<N>& c) {
+  [[nodiscard]] std::vector<CellIndex<D>> missing_cells(const CellIndex<D>& target) const {
+    std::vector<CellIndex<D>> missing;
+    for_each_barrier_cell(target, [&](const CellIndex<D>& c) {
       if (!loaded_.contains(c)) missing.push_back(c);
     });
     return missing;
@@ -563,16 +566,16 @@ class OriginCoordinator {
   // current version. Errors: InvalidArgument when `observer` is not normalised; FailedPrecondition, the
   // message listing the missing cells, when the barrier around the target is not fully loaded (R6).
   // Never changes the view (R7).
-  [[nodiscard]] absl::StatusOr<std::optional<RebasePlan<N>>> plan(const WorldPosition<N>& observer) const {
+  [[nodiscard]] absl::StatusOr<std::optional<RebasePlan<D>>> plan(const WorldPosition<D>& observer) const {
     if (absl::Status s = grid_.validate(observer); !s.ok()) return s;
     bool far = false;
-    for (std::size_t a = 0; a < N; ++a) {
+    for (std::size_t a = 0; a < D; ++a) {
       const absl::int128 d = absl::int128(observer.cell[a]) - origin_[a];
       far |= d >= config_.threshold_cells || d <= -config_.threshold_cells;
     }
-    if (!far) return std::optional<RebasePlan<N>>();
+    if (!far) return std::optional<RebasePlan<D>>();
     if (absl::Status s = barrier_status(observer.cell, "plan"); !s.ok()) return s;
-    return std::optional<RebasePlan<N>>(RebasePlan<N>{origin_, observer.cell, version_});
+    return std::optional<RebasePlan<D>>(RebasePlan<D>{origin_, observer.cell, version_});
   }
 
   // commit()
@@ -583,7 +586,7 @@ class OriginCoordinator {
   // InvalidArgument when the plan's `from` is not this view's origin (a plan made by another view);
   // FailedPrecondition when the barrier around the target no longer holds: a cell unloaded between plan
   // and commit is caught here (R6); OutOfRange when the version counter is exhausted.
-  [[nodiscard]] absl::StatusOr<Rebased<N>> commit(const RebasePlan<N>& plan) {
+  [[nodiscard]] absl::StatusOr<Rebased<D>> commit(const RebasePlan<D>& plan) {
     if (plan.expected_version != version_) {
       return absl::AbortedError(absl::StrCat("rebase blocked: stale plan for version ", plan.expected_version,
                                              ", the view is at version ", version_, " (R8)"));
@@ -599,7 +602,7 @@ class OriginCoordinator {
     }
     origin_ = plan.target;
     version_ += 1;
-    return Rebased<N>{origin_, version_};
+    return Rebased<D>{origin_, version_};
   }
 
   // Render conversion ---------------------------------------------------------------------------------
@@ -610,11 +613,11 @@ class OriginCoordinator {
   // to the exact ((cell - origin) * size + offset) / units_per_render_unit (R4), whose error is at most
   // render_error_bound() (R5). Errors: InvalidArgument when `p` is not normalised; OutOfRange when
   // |(cell - origin) * size + offset| > bubble_units on some axis, instead of a silently imprecise value.
-  [[nodiscard]] absl::StatusOr<RenderPoint<N>> to_render(const WorldPosition<N>& p) const {
+  [[nodiscard]] absl::StatusOr<RenderPoint<D>> to_render(const WorldPosition<D>& p) const {
     if (absl::Status s = grid_.validate(p); !s.ok()) return s;
-    RenderPoint<N> out;
+    RenderPoint<D> out;
     out.version = version_;
-    for (std::size_t a = 0; a < N; ++a) {
+    for (std::size_t a = 0; a < D; ++a) {
       if (!render_one(p, a, out.at[a])) {
         return absl::OutOfRangeError(absl::StrCat("to_render: position in cell ", internal::describe_cell(p.cell),
                                                   " is outside the render bubble of ", config_.bubble_units,
@@ -632,20 +635,20 @@ class OriginCoordinator {
   // outside the bubble gets NaN coordinates. Returns how many are outside. InvalidArgument when the spans
   // differ in size (nothing written) or an anchor is not normalised (message names its index; `locals`
   // is then unspecified). The version of the results is version().
-  [[nodiscard]] absl::StatusOr<std::size_t> to_render_all(std::span<const WorldPosition<N>> anchors,
-                                                          std::span<std::array<float, N>> locals) const {
+  [[nodiscard]] absl::StatusOr<std::size_t> to_render_all(std::span<const WorldPosition<D>> anchors,
+                                                          std::span<std::array<float, D>> locals) const {
     if (anchors.size() != locals.size()) {
       return absl::InvalidArgumentError(
           absl::StrCat("to_render_all: ", anchors.size(), " anchors but ", locals.size(), " outputs"));
     }
     std::size_t outside = 0;
     for (std::size_t i = 0; i < anchors.size(); ++i) {
-      const WorldPosition<N>& p = anchors[i];
+      const WorldPosition<D>& p = anchors[i];
       if (absl::Status s = grid_.validate(p); !s.ok()) {
         return absl::InvalidArgumentError(absl::StrCat("to_render_all: anchor ", i, ": ", s.message()));
       }
       bool inside = true;
-      for (std::size_t a = 0; a < N; ++a) inside &= render_one(p, a, locals[i][a]);
+      for (std::size_t a = 0; a < D; ++a) inside &= render_one(p, a, locals[i][a]);
       if (!inside) {
         locals[i].fill(std::numeric_limits<float>::quiet_NaN());
         ++outside;
@@ -662,13 +665,13 @@ class OriginCoordinator {
   // to_render(from_render(y)) == y for y inside the bubble (R11). Errors: FailedPrecondition when
   // y.version is not the current version (the origin it refers to is gone); InvalidArgument for a NaN or
   // infinite coordinate; OutOfRange when the cell is outside int64.
-  [[nodiscard]] absl::StatusOr<WorldPosition<N>> from_render(const RenderPoint<N>& y) const {
+  [[nodiscard]] absl::StatusOr<WorldPosition<D>> from_render(const RenderPoint<D>& y) const {
     if (y.version != version_) {
       return absl::FailedPreconditionError(absl::StrCat("from_render: render point of version ", y.version,
                                                         ", the view is at version ", version_, " (R11)"));
     }
-    std::array<double, N> offset;
-    for (std::size_t a = 0; a < N; ++a) {
+    std::array<double, D> offset;
+    for (std::size_t a = 0; a < D; ++a) {
       offset[a] = static_cast<double>(y.at[a]) * static_cast<double>(config_.units_per_render_unit);
     }
     return grid_.normalize(origin_, offset);
@@ -679,8 +682,8 @@ class OriginCoordinator {
   // start_late()
   //
   // The ticket for an asynchronous build anchored at `anchor`, started now (under the current version).
-  [[nodiscard]] LateResult<N> start_late(const WorldPosition<N>& anchor, LatePlacement placement) const {
-    return LateResult<N>{anchor, version_, placement};
+  [[nodiscard]] LateResult<D> start_late(const WorldPosition<D>& anchor, LatePlacement placement) const {
+    return LateResult<D>{anchor, version_, placement};
   }
 
   // place_late()
@@ -690,7 +693,7 @@ class OriginCoordinator {
   // under the version it started in. Errors: Aborted for a baked result whose version is stale (rebuild
   // it); InvalidArgument for a ticket from a version this view has not reached, or an anchor not
   // normalised; OutOfRange when the anchor is outside the bubble.
-  [[nodiscard]] absl::StatusOr<RenderPoint<N>> place_late(const LateResult<N>& result) const {
+  [[nodiscard]] absl::StatusOr<RenderPoint<D>> place_late(const LateResult<D>& result) const {
     if (result.started_version > version_) {
       return absl::InvalidArgumentError(absl::StrCat("place_late: result started at version ", result.started_version,
                                                      ", after this view's version ", version_));
@@ -703,30 +706,30 @@ class OriginCoordinator {
   }
 
  private:
-  OriginCoordinator(WorldGrid grid, ViewConfig config, CellIndex<N> origin, std::uint64_t version)
+  OriginCoordinator(WorldGrid grid, ViewConfig config, CellIndex<D> origin, std::uint64_t version)
       : grid_(grid), config_(config), origin_(origin), version_(version) {}
 
-  [[nodiscard]] bool render_one(const WorldPosition<N>& p, std::size_t a, float& out) const {
-    return internal::render_axis(p.cell[a], p.offset[a], origin_[a], grid_.cell_size(),
+  [[nodiscard]] bool render_one(const WorldPosition<D>& p, std::size_t a, float& out) const {
+    return internal::render_axis(p.cell[a], p.offset[a], origin_[a], grid_.cell_size().value(),
                                  config_.units_per_render_unit, config_.bubble_units, out);
   }
 
   // Calls fn for every cell within barrier_radius of `target` on each axis, clipped to int64, in
   // lexicographic order. The counters never step past their bound, so nothing overflows at the edges.
   template <typename Fn>
-  void for_each_barrier_cell(const CellIndex<N>& target, Fn&& fn) const {
-    CellIndex<N> lo;
-    CellIndex<N> hi;
-    for (std::size_t a = 0; a < N; ++a) {
+  void for_each_barrier_cell(const CellIndex<D>& target, Fn&& fn) const {
+    CellIndex<D> lo;
+    CellIndex<D> hi;
+    for (std::size_t a = 0; a < D; ++a) {
       lo[a] = static_cast<std::int64_t>(std::max<absl::int128>(absl::int128(target[a]) - config_.barrier_radius,
                                                                internal::kMinCell));
       hi[a] = static_cast<std::int64_t>(std::min<absl::int128>(absl::int128(target[a]) + config_.barrier_radius,
                                                                internal::kMaxCell));
     }
-    CellIndex<N> c = lo;
+    CellIndex<D> c = lo;
     while (true) {
       fn(c);
-      std::size_t a = N;
+      std::size_t a = D;
       while (a > 0 && c[a - 1] == hi[a - 1]) {
         c[a - 1] = lo[a - 1];
         --a;
@@ -736,10 +739,10 @@ class OriginCoordinator {
     }
   }
 
-  [[nodiscard]] absl::Status barrier_status(const CellIndex<N>& target, absl::string_view stage) const {
+  [[nodiscard]] absl::Status barrier_status(const CellIndex<D>& target, absl::string_view stage) const {
     std::size_t count = 0;
     std::string listed;
-    for_each_barrier_cell(target, [&](const CellIndex<N>& c) {
+    for_each_barrier_cell(target, [&](const CellIndex<D>& c) {
       if (loaded_.contains(c)) return;
       if (count < 9) absl::StrAppend(&listed, count ? ", " : "", internal::describe_cell(c));
       ++count;
@@ -754,9 +757,9 @@ class OriginCoordinator {
   // Invariant: config_ is within the ranges create() checks.
   WorldGrid grid_;
   ViewConfig config_;
-  CellIndex<N> origin_;
+  CellIndex<D> origin_;
   std::uint64_t version_;
-  absl::flat_hash_set<CellIndex<N>> loaded_;
+  absl::flat_hash_set<CellIndex<D>> loaded_;
 };
 
 }  // namespace lwc

@@ -22,6 +22,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "support/property.h"
 #include "support/arbitrary_broadphase.h"
 
@@ -41,13 +42,14 @@ void assert_ok(const absl::Status& status) {
   if (!status.ok()) RC_FAIL(std::string(status.message()));
 }
 
+// A roomy config at cell size h, which must be valid (finite, > 0).
 GridConfig roomy(double h, Oversize oversize = Oversize::kReject) {
   GridConfig c;
-  c.cell_size = h;
+  c.cell_size = *lwc::CellSize::create(h);
   c.oversize = oversize;
-  c.budgets.max_cells_per_box = 1 << 14;
-  c.budgets.max_memberships = 1 << 18;
-  c.budgets.max_pairs = 1 << 18;
+  c.max_cells_per_box = *lwc::CellBudget::create(1 << 14);
+  c.max_memberships = *lwc::MembershipBudget::create(1 << 18);
+  c.max_pairs = *lwc::PairBudget::create(1 << 18);
   return c;
 }
 
@@ -121,7 +123,7 @@ LWC_PROP_SCALED(Broadphase, B5_SameResultForEveryCellSize, 6, ()) {
   const double h2 = *lwc::testing::scene_cell_size();
   const Oversize policy = *rc::gen::element(Oversize::kReject, Oversize::kCoarserLevels);
   GridConfig c = roomy(h2, policy);
-  c.budgets.max_cells_per_box = *rc::gen::element(16, 64, 1 << 14);
+  c.max_cells_per_box = *lwc::CellBudget::create(*rc::gen::element(16, 64, 1 << 14));
   const absl::StatusOr<PairsResult> other = lwc::find_pairs(s.boxes, c);
   RC_PRE(other.ok());
   assert_ok(lwc::contracts::check_same_pairs(s.h, s.result.pairs, h2, other->pairs));
@@ -136,10 +138,32 @@ LWC_PROP_SCALED(Broadphase, B6_BadInputIsRefusedWithNoOutput, 4, ()) {
     const auto at = static_cast<std::size_t>(*rc::gen::inRange<int>(0, static_cast<int>(boxes.size()) + 1));
     boxes.insert(boxes.begin() + static_cast<std::ptrdiff_t>(at), *lwc::testing::any_box<2>(h));
   }
+  // A bad cell size or budget is refused by its validated type, InvalidArgument naming B6; a config holds
+  // only valid ones.
+  const absl::StatusOr<lwc::CellSize> size = lwc::CellSize::create(h);
+  RC_ASSERT(size.ok() == (std::isfinite(h) && h > 0));
+  if (!size.ok()) {
+    RC_TAG("bad cell size");
+    RC_ASSERT(size.status().code() == absl::StatusCode::kInvalidArgument);
+    return;
+  }
   GridConfig c = roomy(h, *rc::gen::element(Oversize::kReject, Oversize::kCoarserLevels));
   if (*rc::gen::weightedOneOf<bool>({{9, rc::gen::just(false)}, {1, rc::gen::just(true)}})) {
-    c.budgets.max_pairs = *rc::gen::element<std::int64_t>(-1, 0);
-    c.budgets.max_cells_per_box = *rc::gen::element<std::int64_t>(0, 1, 15, 16);
+    const std::int64_t pairs = *rc::gen::element<std::int64_t>(-1, 0);
+    const std::int64_t cells = *rc::gen::element<std::int64_t>(0, 1, 15, 16);
+    const absl::StatusOr<lwc::PairBudget> max_pairs = lwc::PairBudget::create(pairs);
+    const absl::StatusOr<lwc::CellBudget> max_cells = lwc::CellBudget::create(cells);
+    RC_ASSERT(max_pairs.ok() == (pairs >= 0));
+    RC_ASSERT(max_cells.ok() == (cells >= 1));
+    for (const absl::Status& st : {max_pairs.status(), max_cells.status()}) {
+      RC_ASSERT(st.ok() || (st.code() == absl::StatusCode::kInvalidArgument && absl::StrContains(st.message(), "(B6)")));
+    }
+    if (!max_pairs.ok() || !max_cells.ok()) {
+      RC_TAG("bad budget");
+      return;
+    }
+    c.max_pairs = *max_pairs;
+    c.max_cells_per_box = *max_cells;
   }
   const absl::StatusOr<PairsResult> r = lwc::find_pairs(boxes, c);
   RC_TAG(r.ok() ? "ok" : absl::StatusCodeToString(r.status().code()));
@@ -156,7 +180,20 @@ LWC_PROP_SCALED(Broadphase, B7_BudgetsHoldExactlyAtTheLimit, 4, ()) {
   const std::int64_t at = which == 0 ? widest : which == 1 ? s.result.stats.memberships : s.result.stats.pairs;
   for (const std::int64_t limit : {at, at - 1}) {
     GridConfig c = roomy(s.h);
-    (which == 0 ? c.budgets.max_cells_per_box : which == 1 ? c.budgets.max_memberships : c.budgets.max_pairs) = limit;
+    // One below a need of 1 (cells) or 0 (memberships, pairs) is no budget at all: its create() refuses it
+    // (B6), so there is no call to make.
+    const auto set = [&](auto budget, auto& field) {
+      if (!budget.ok()) {
+        RC_ASSERT(limit < at && budget.status().code() == absl::StatusCode::kInvalidArgument);
+        return false;
+      }
+      field = *budget;
+      return true;
+    };
+    const bool valid = which == 0   ? set(lwc::CellBudget::create(limit), c.max_cells_per_box)
+                       : which == 1 ? set(lwc::MembershipBudget::create(limit), c.max_memberships)
+                                    : set(lwc::PairBudget::create(limit), c.max_pairs);
+    if (!valid) continue;
     const absl::StatusOr<PairsResult> r = lwc::find_pairs(s.boxes, c);
     RC_ASSERT(r.ok() == (limit == at));
     assert_ok(lwc::contracts::check_find_pairs(s.boxes, c, r));
@@ -167,7 +204,7 @@ LWC_PROP(Broadphase, B8_RegisteredCellsHoldEveryPointOfTheBox, ()) {
   const double h = *lwc::testing::scene_cell_size();
   const lwc::Box2 box = *lwc::testing::valid_box<2>(h);
   GridConfig c = roomy(h);
-  c.budgets.max_cells_per_box = std::numeric_limits<std::int64_t>::max();
+  c.max_cells_per_box = *lwc::CellBudget::create(std::numeric_limits<std::int64_t>::max());
   const absl::StatusOr<lwc::GridSpec<2>> spec = lwc::GridSpec<2>::create(c);
   RC_ASSERT(spec.ok());
   const absl::StatusOr<lwc::Placement<2>> where = spec->place(box, 0);
@@ -204,7 +241,7 @@ LWC_PROP_SCALED(Broadphase, B10_QueryReturnsExactlyTheOverlappingBoxes, 4, ()) {
   std::vector<lwc::Box2> boxes = *lwc::testing::scene<2>(h);
   const std::vector<lwc::Box2> copy = boxes;
   const GridConfig c = roomy(h, *rc::gen::element(Oversize::kReject, Oversize::kCoarserLevels));
-  const absl::StatusOr<lwc::Grid<2>> grid = lwc::Grid<2>::build(std::move(boxes), c);
+  const absl::StatusOr<lwc::Grid<2>> grid = lwc::Grid<2>::create(std::move(boxes), c);
   RC_PRE(grid.ok());
   for (int i = 0; i < 3; ++i) {
     const lwc::Box2 probe = *rc::gen::weightedOneOf<lwc::Box2>(
@@ -228,7 +265,7 @@ LWC_PROP_SCALED(Broadphase, B11_CoarserLevelsAcceptEveryBoxAndKeepEveryPair, 12,
                      {std::min(at + big, std::numeric_limits<double>::max()), at + 1}});
   }
   GridConfig c = roomy(h, Oversize::kCoarserLevels);
-  c.budgets.max_cells_per_box = *rc::gen::element(16, 64, 256);
+  c.max_cells_per_box = *lwc::CellBudget::create(*rc::gen::element(16, 64, 256));
   const absl::StatusOr<PairsResult> r = lwc::find_pairs(boxes, c);
   RC_TAG(r.ok() ? "ok" : absl::StatusCodeToString(r.status().code()));
   if (r.ok()) RC_CLASSIFY(r->stats.coarse_boxes > 0, "coarse boxes");
@@ -256,11 +293,11 @@ using lwc::Motion;
 // enough that updates are refused (and then accepted again after removals).
 GridConfig persistent_config() {
   GridConfig c = roomy(*lwc::testing::scene_cell_size(), *rc::gen::element(Oversize::kReject, Oversize::kCoarserLevels));
-  c.budgets.max_cells_per_box = *rc::gen::element<std::int64_t>(16, 64, 1 << 14);
-  c.budgets.max_memberships = *rc::gen::weightedOneOf<std::int64_t>({{5, rc::gen::just<std::int64_t>(1 << 18)},
-                                                                     {1, rc::gen::inRange<std::int64_t>(0, 80)}});
-  c.budgets.max_pairs = *rc::gen::weightedOneOf<std::int64_t>({{5, rc::gen::just<std::int64_t>(1 << 18)},
-                                                               {1, rc::gen::inRange<std::int64_t>(0, 12)}});
+  c.max_cells_per_box = *lwc::CellBudget::create(*rc::gen::element<std::int64_t>(16, 64, 1 << 14));
+  c.max_memberships = *lwc::MembershipBudget::create(*rc::gen::weightedOneOf<std::int64_t>(
+      {{5, rc::gen::just<std::int64_t>(1 << 18)}, {1, rc::gen::inRange<std::int64_t>(0, 80)}}));
+  c.max_pairs = *lwc::PairBudget::create(*rc::gen::weightedOneOf<std::int64_t>(
+      {{5, rc::gen::just<std::int64_t>(1 << 18)}, {1, rc::gen::inRange<std::int64_t>(0, 12)}}));
   return c;
 }
 
@@ -314,8 +351,8 @@ std::size_t any_object(const PersistentState& m) {
 struct Insert : PersistentCommand {
   lwc::Box2 box;
   explicit Insert(const PersistentState& m)
-      : box(*rc::gen::weightedOneOf<lwc::Box2>({{8, lwc::testing::valid_box<2>(m.model.config().cell_size)},
-                                                {1, lwc::testing::any_box<2>(m.model.config().cell_size)}})) {}
+      : box(*rc::gen::weightedOneOf<lwc::Box2>({{8, lwc::testing::valid_box<2>(m.model.config().cell_size.value())},
+                                                {1, lwc::testing::any_box<2>(m.model.config().cell_size.value())}})) {}
   void apply(PersistentState& m) const override { (void)m.model.insert(box); }
   void run(const PersistentState& m, PersistentSut& sut) const override {
     PersistentState next = m;
@@ -335,7 +372,7 @@ struct Move : PersistentCommand {
   Motion motion;
   explicit Move(const PersistentState& m)
       : object(any_object(m)),
-        box(moved_box(m.model.objects()[object].now, m.model.config().cell_size)),
+        box(moved_box(m.model.objects()[object].now, m.model.config().cell_size.value())),
         motion(*rc::gen::element(Motion::kTeleport, Motion::kSwept)) {}
   // Shrinking drops commands: an object index may outlive the insert that made it.
   void checkPreconditions(const PersistentState& m) const override { RC_PRE(object < m.model.objects().size()); }
@@ -424,7 +461,7 @@ std::vector<lwc::Box2> live_boxes(const lwc::contracts::PersistentModel<2>& mode
 // `frame(judge, grid)` after every update.
 template <typename Frame>
 void run_frames(const GridConfig& c, lwc::PersistentGrid<2>& grid, lwc::contracts::PersistentJudge<2>& judge, Frame&& frame) {
-  const double h = c.cell_size;
+  const double h = c.cell_size.value();
   for (const lwc::Box2& b : *lwc::testing::scene<2>(h, 16)) assert_ok(judge.insert(b, grid.insert(b)));
   for (int f = *rc::gen::inRange(1, 5); f > 0; --f) {
     for (int op = *rc::gen::inRange(0, 8); op > 0 && judge.objects() > 0; --op) {
@@ -484,7 +521,7 @@ LWC_PROP_SCALED(Broadphase, E3_StaleHandlesAreRefusedAndNeverReissued, 10, ()) {
   std::vector<Handle> dead;
   for (int round = *rc::gen::inRange(1, 6); round > 0; --round) {
     for (int i = *rc::gen::inRange(0, 6); i > 0; --i) {
-      const lwc::Box2 b = *lwc::testing::valid_box<2>(c.cell_size);
+      const lwc::Box2 b = *lwc::testing::valid_box<2>(c.cell_size.value());
       assert_ok(judge.insert(b, grid.insert(b)));  // fresh handle: never issued before (slots are reused)
     }
     for (std::size_t i = 0; i < judge.objects(); ++i) {
@@ -511,7 +548,7 @@ LWC_PROP_SCALED(Broadphase, E4_RejectedOperationsAndUpdatesChangeNothing, 20, ()
   lwc::PersistentGrid<2> plain = *lwc::PersistentGrid<2>::create(c);
   lwc::PersistentGrid<2> tried = *lwc::PersistentGrid<2>::create(c);
   lwc::contracts::PersistentJudge<2> judge(c);
-  const double h = c.cell_size;
+  const double h = c.cell_size.value();
   int refused = 0;
   const auto same_state = [&] {
     RC_ASSERT(plain.pairs() == tried.pairs());

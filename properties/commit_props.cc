@@ -245,7 +245,7 @@ struct Commit : Command {
     try {
       const lwc::RunBudget budget = plan.max_runs == 0
                                         ? lwc::RunBudget::unlimited()
-                                        : *lwc::RunBudget::at_most(static_cast<std::int64_t>(plan.max_runs));
+                                        : *lwc::RunBudget::create(static_cast<std::int64_t>(plan.max_runs));
       status = c.commit(prepare, budget).status();
     } catch (const InjectedThrow&) {
       threw = true;

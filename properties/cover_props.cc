@@ -223,9 +223,9 @@ void enumerate_and_check(const lwc::ChunkBox3& box, int axes, std::uint64_t budg
   // turns a stop request into false.
   const auto run = [&](auto&& to3, const auto& chunks) {
     if (status_visitor) {
-      status = lwc::for_each_chunk(chunks, budget, [&](auto c) { return record(to3(c)); });
+      status = lwc::for_each_chunk(chunks, *lwc::ChunkBudget::create(budget), [&](auto c) { return record(to3(c)); });
     } else {
-      status = lwc::for_each_chunk(chunks, budget, [&](auto c) {
+      status = lwc::for_each_chunk(chunks, *lwc::ChunkBudget::create(budget), [&](auto c) {
         const absl::Status s = record(to3(c));
         if (s.code() == absl::StatusCode::kInternal) return false;
         return s.ok();
@@ -331,7 +331,7 @@ LWC_PROP(Cover, C10_TotalAtTheExtremes, ()) {
     const ChunkSpan span = ***r;
     assert_ok(lwc::contracts::check_count(span.first(), span.last(), lwc::count(span)));
     int calls = 0;
-    const absl::Status status = lwc::for_each_chunk(span, 2, [&](std::int64_t) { ++calls; });
+    const absl::Status status = lwc::for_each_chunk(span, lwc::ChunkBudget::of<2>(), [&](std::int64_t) { ++calls; });
     RC_ASSERT(status.ok() == (lwc::contracts::oracle_count(span.first(), span.last()) <= 2));
     RC_ASSERT(calls ==
               (status.ok() ? static_cast<int>(lwc::contracts::oracle_count(span.first(), span.last())) : 0));

@@ -44,30 +44,30 @@ lwc::ViewConfig config_of(const RenderSpec& spec, std::int64_t threshold = 2, st
   return {threshold, radius, spec.units_per_render_unit, spec.bubble_units};
 }
 
-template <std::size_t N>
-OriginCoordinator<N> make_view(const RenderSpec& spec, const CellIndex<N>& origin, std::uint64_t version = 0,
+template <std::size_t D>
+OriginCoordinator<D> make_view(const RenderSpec& spec, const CellIndex<D>& origin, std::uint64_t version = 0,
                                std::int64_t threshold = 2, std::int64_t radius = 1) {
-  absl::StatusOr<OriginCoordinator<N>> v = OriginCoordinator<N>::create(
-      *lwc::WorldGrid::create(spec.cell_size), config_of(spec, threshold, radius), origin, version);
+  absl::StatusOr<OriginCoordinator<D>> v = OriginCoordinator<D>::create(
+      *lwc::WorldGrid::create(*lwc::ChunkSize::create(spec.cell_size)), config_of(spec, threshold, radius), origin, version);
   RC_ASSERT(v.ok());
   return *std::move(v);
 }
 
 // An origin anywhere, ends of int64 favoured.
-template <std::size_t N>
-CellIndex<N> any_origin() {
-  return *lwc::testing::cell_index<N>(rc::gen::weightedOneOf<std::int64_t>(
+template <std::size_t D>
+CellIndex<D> any_origin() {
+  return *lwc::testing::cell_index<D>(rc::gen::weightedOneOf<std::int64_t>(
       {{2, rc::gen::just<std::int64_t>(0)}, {3, lwc::testing::any_cell()}, {1, rc::gen::inRange<std::int64_t>(-50, 51)}}));
 }
 
-template <std::size_t N>
-void load_barrier(OriginCoordinator<N>& v, const CellIndex<N>& target) {
-  for (const CellIndex<N>& c : v.missing_cells(target)) v.load(c);
+template <std::size_t D>
+void load_barrier(OriginCoordinator<D>& v, const CellIndex<D>& target) {
+  for (const CellIndex<D>& c : v.missing_cells(target)) v.load(c);
 }
 
 LWC_PROP(Rebase, R1_NormaliseIsNearestWithCarryAndFixedPointIsExact, ()) {
   const std::int64_t size = *lwc::testing::rebase_cell_size();
-  const lwc::WorldGrid grid = *lwc::WorldGrid::create(size);
+  const lwc::WorldGrid grid = *lwc::WorldGrid::create(*lwc::ChunkSize::create(size));
   const CellIndex<3> cell = *lwc::testing::cell_index<3>(lwc::testing::any_cell());
   const std::array<double, 3> offset = {*lwc::testing::raw_offset(size), *lwc::testing::raw_offset(size),
                                         *lwc::testing::raw_offset(size)};
@@ -157,7 +157,7 @@ LWC_PROP(Rebase, R5_BubbleIsExactAndErrorIsWithinTheBound, ()) {
   const WorldPosition<2> p = *rc::gen::weightedOneOf<WorldPosition<2>>({
       {2, lwc::testing::position_near<2>(spec, origin)},
       {2, rc::gen::exec([spec, origin] {  // by value: shrinking replays generators later
-         const lwc::WorldGrid grid = *lwc::WorldGrid::create(spec.cell_size);
+         const lwc::WorldGrid grid = *lwc::WorldGrid::create(*lwc::ChunkSize::create(spec.cell_size));
          CellIndex<2> cell = origin;
          std::array<double, 2> offset{};  // one axis on the edge, the other at the origin
          const std::size_t a = *rc::gen::inRange<std::size_t>(0, 2);

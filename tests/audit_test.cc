@@ -179,7 +179,7 @@ TEST(NodeTrace, NaiveMathFloorIsFlaggedOnExactlyTheWrongLines) {  // A4 D1 D2
   EXPECT_EQ(c->expected, "(chunk 9007199254740, local 993)");
   EXPECT_EQ(c->got, "(chunk 9007199254740, local 992)");
   EXPECT_EQ(c->message.rfind("D1 reconstruction:", 0), 0u) << c->message;
-  // And line 1, the seed's x = -1, is right: Math.floor is a floor.
+  // And line 1, the truncating-division example's x = -1, is right: Math.floor is a floor.
   EXPECT_EQ(example_at(a.report, 1), nullptr);
 }
 
@@ -206,7 +206,7 @@ TEST(CTrace, TruncatingSplitIsFlaggedAsD6OnEveryNegativeNonMultiple) {  // A4 D6
   const Audit a = audit(text);
   EXPECT_EQ(violations(a.report), want);
   EXPECT_GT(want.size(), 10u);
-  // Line 1 is the seed's x = -1 by 1000: C gives chunk 0, local -1.
+  // Line 1 is the truncating-division example's x = -1 by 1000: C gives chunk 0, local -1.
   const Counterexample* c = example_at(a.report, 1);
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->expected, "(chunk -1, local 999)");
@@ -281,7 +281,7 @@ TEST(CoverTrace, OffByOneAtTheExclusiveEndIsFlaggedAsC2OnEveryMultiple) {  // A4
   EXPECT_EQ(a.report.judged, lines.size());
   EXPECT_EQ(violations(a.report), want);
   EXPECT_GT(want.size(), 10u);
-  // Line 1 is the seed's [-1000, 0): the chunk of 0 holds no point of the range.
+  // Line 1 is the truncating-division example's [-1000, 0): the chunk of 0 holds no point of the range.
   const Counterexample* c = example_at(a.report, 1);
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->input, "[-1000, 0), size 1000");

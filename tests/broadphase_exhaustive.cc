@@ -4,8 +4,8 @@
 // list and under both oversize policies, against the brute-force oracle of lwc.contracts.broadphase:
 // every pair of the set, at every size.
 //
-// The scopes:
-// - 2D, seed 001's set: x, y in {-2, -1.5, ..., 2}, width and height in {0, 1, 2}: 729 boxes, 265,356
+// The scopes: - 2D, the centre-cell spatial-hash example's set: x, y in {-2, -1.5, ..., 2}, width and height
+// in {0, 1, 2}: 729 boxes, 265,356
 //   pairs (boxes touching at an edge or a corner, zero-area boxes, negative coordinates, boundaries on
 //   and off cell boundaries);
 // - 3D: on each axis [a, a + w] with a in {-1, -0.5, 0} and w in {0, 0.5, 1.5}: 729 boxes, 265,356 pairs.
@@ -98,9 +98,9 @@ struct Reference {
 template <std::size_t D>
 void judge(const std::vector<Box<D>>& boxes, double h, Oversize policy, Reference& reference, Tally& t) {
   GridConfig config;
-  config.cell_size = h;
+  config.cell_size = *lwc::CellSize::create(h);
   config.oversize = policy;
-  if (policy == Oversize::kCoarserLevels) config.budgets.max_cells_per_box = D == 2 ? 16 : 64;
+  if (policy == Oversize::kCoarserLevels) config.max_cells_per_box = *lwc::CellBudget::create(D == 2 ? 16 : 64);
   const auto fail = [&](const absl::Status& s) {
     if (!s.ok() && ++t.failures <= 5) ADD_FAILURE() << D << "D, h = " << h << ": " << s;
   };
@@ -136,7 +136,7 @@ void judge(const std::vector<Box<D>>& boxes, double h, Oversize policy, Referenc
     }
   }
 
-  const absl::StatusOr<lwc::Grid<D>> grid = lwc::Grid<D>::build(boxes, config);
+  const absl::StatusOr<lwc::Grid<D>> grid = lwc::Grid<D>::create(boxes, config);
   ASSERT_TRUE(grid.ok()) << grid.status();
   for (const Box<D>& probe : boxes) {
     const absl::StatusOr<std::vector<std::uint32_t>> hits = grid->query(probe);
@@ -183,7 +183,7 @@ TEST(ExhaustiveBroadphaseQuick, B1_B12_Lattice2dTwoSizes) { report_all(judge_siz
 
 TEST(ExhaustiveBroadphaseQuick, B1_B12_Lattice3dTwoSizes) { report_all(judge_sizes<3>(quick_3d(), kQuickSizes)); }
 
-// The seed's 729 boxes and the 3D lattice of 729, at every size: the audit's run.
+// The centre-cell spatial-hash example's 729 boxes and the 3D lattice of 729, at every size: the audit's run.
 TEST(ExhaustiveBroadphase, B1_B12_SeedSetEverySize) { report_all(judge_sizes<2>(seed_set(), kSizes)); }
 
 TEST(ExhaustiveBroadphase, B1_B12_Lattice3dEverySize) { report_all(judge_sizes<3>(set_3d(), kSizes)); }

@@ -144,7 +144,7 @@ Observed run(Committer& c, const Op& op, std::size_t depth) {
     return Snap{r, depth};
   };
   const lwc::RunBudget budget = op.max_runs == 0 ? lwc::RunBudget::unlimited()
-                                                 : *lwc::RunBudget::at_most(static_cast<std::int64_t>(op.max_runs));
+                                                 : *lwc::RunBudget::create(static_cast<std::int64_t>(op.max_runs));
 #if defined(__cpp_exceptions)
   try {
     o.status = c.commit(prepare, budget).status();

@@ -1,11 +1,11 @@
 // File: tests/commit_test.cc
 //
-// Fixed examples and regressions for lwc.commit: every figure of seed 004 (chunk size 16; (-1, -1) in
-// chunk (-1, -1); four cells -> 3 chunks -> 2 runs, published 2, pending 0; the second of two
-// preparations failing -> prepared 2, published 0, pending 2), the int64 ends the seed's FloorDiv cannot
-// reach, generations, budgets, exceptions, and a concurrency test: reader threads snapshotting the
-// published batch and marker threads editing while commits run (also run under ThreadSanitizer, preset
-// tsan). Spec: docs/commit.md.
+// Fixed examples and regressions for lwc.commit: every figure of the tilemap dirty-chunk example (chunk size
+// 16; (-1, -1) in chunk (-1, -1); four cells -> 3 chunks -> 2 runs, published 2, pending 0; the second of two
+// preparations failing -> prepared 2, published 0, pending 2), the int64 ends the tilemap dirty-chunk
+// example's FloorDiv cannot reach, generations, budgets, exceptions, and a concurrency test: reader threads
+// snapshotting the published batch and marker threads editing while commits run (also run under
+// ThreadSanitizer, preset tsan). Spec: docs/commit.md.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -63,7 +63,8 @@ std::vector<ChunkRun> published_runs(const Committer& c) {
   return runs;
 }
 
-// Seed 004 ------------------------------------------------------------------------------------------
+// The tilemap dirty-chunk example
+// ------------------------------------------------------------------------------------------
 
 TEST(Commit, SeedMinusOneIsInChunkMinusOne) {
   // T1.
@@ -127,9 +128,8 @@ TEST(Commit, DuplicateCellsCollapseToOneChunk) {
 // The int64 ends -----------------------------------------------------------------------------------
 
 TEST(Commit, ExtremeCellsUseFloorDivision) {
-  // T1.
-  // The seed's FloorDiv computes value - divisor + 1, which overflows int32 near INT32_MIN; lwc.decompose
-  // is exact at every int64.
+  // T1. The tilemap dirty-chunk example's FloorDiv computes value - divisor + 1, which overflows int32 near
+  // INT32_MIN; lwc.decompose is exact at every int64.
   const Committer c(kSixteen);
   EXPECT_EQ(c.chunk_of({kMin, kMax}), (Int2{kMin / 16, kMax / 16}));
   EXPECT_EQ(c.chunk_of({kMin + 1, -17}), (Int2{kMin / 16, -2}));
@@ -190,7 +190,7 @@ TEST(Commit, BudgetPublishesTheFirstRunsAndKeepsTheRest) {
   EXPECT_EQ(published_runs(c), (std::vector<ChunkRun>{{0, 0, 1}, {0, 5, 5}}));
   EXPECT_EQ(c.pending_runs(), (std::vector<ChunkRun>{{1, -3, -3}, {2, 0, 0}}));
   EXPECT_EQ(report->chunks_pending, 2u);
-  ASSERT_TRUE(c.commit(succeed(prepared), *lwc::RunBudget::at_most(5)).ok());
+  ASSERT_TRUE(c.commit(succeed(prepared), *lwc::RunBudget::create(5)).ok());
   EXPECT_EQ(published_runs(c), (std::vector<ChunkRun>{{1, -3, -3}, {2, 0, 0}}));
   EXPECT_EQ(c.published()->sequence, 2u);
   EXPECT_EQ(c.pending_chunks(), 0u);
@@ -199,9 +199,9 @@ TEST(Commit, BudgetPublishesTheFirstRunsAndKeepsTheRest) {
 TEST(Commit, BudgetOfZeroIsRejected) {
   // T8.
   for (const std::int64_t k : {std::int64_t{0}, std::int64_t{-1}, kMin}) {
-    EXPECT_EQ(lwc::RunBudget::at_most(k).status().code(), absl::StatusCode::kInvalidArgument) << k;
+    EXPECT_EQ(lwc::RunBudget::create(k).status().code(), absl::StatusCode::kInvalidArgument) << k;
   }
-  EXPECT_EQ(lwc::RunBudget::at_most(1)->max_runs(), 1u);
+  EXPECT_EQ(lwc::RunBudget::create(1)->value(), 1);
   EXPECT_TRUE(lwc::RunBudget::unlimited().is_unlimited());
 }
 

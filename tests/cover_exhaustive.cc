@@ -58,7 +58,7 @@ std::int64_t floor_by_ceiling(std::int64_t x, std::int64_t s) { return x >= 0 ? 
 
 // The points of a range from `a` upward, one at a time, each with its chunk found by counting: the
 // local part steps by one and carries into the next chunk at s. The chunks of a, a + 1, ..., p are then
-// [first, chunk] by construction: the seed's point-by-point check, in O(1) per point.
+// [first, chunk] by construction: the truncating-division example's point-by-point check, in O(1) per point.
 struct PointWalk {
   std::int64_t s;
   std::int64_t first;
@@ -206,12 +206,12 @@ absl::Status enumerate(BasicChunkSpan<T> span, std::make_unsigned_t<T> budget, s
                        bool status_visitor, Visit&& visit) {
   std::uint64_t calls = 0;
   if (status_visitor) {
-    return lwc::for_each_chunk(span, budget, [&](T c) {
+    return lwc::for_each_chunk(span, *lwc::ChunkBudget::create(budget), [&](T c) {
       visit(c);
       return ++calls == stop_after ? stop_status() : absl::OkStatus();
     });
   }
-  return lwc::for_each_chunk(span, budget, [&](T c) {
+  return lwc::for_each_chunk(span, *lwc::ChunkBudget::create(budget), [&](T c) {
     visit(c);
     return ++calls != stop_after;
   });

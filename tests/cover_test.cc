@@ -1,10 +1,10 @@
 // File: tests/cover_test.cc
 //
-// Fixed examples and regressions for lwc.cover: every figure of seed 000's Cover ([-1000, 0) -> -1..-1,
-// [-1, 1) -> -1..0, the empty range, and its exhaustive check of all 1,225 half-open ranges with ends in
-// -24..24 against the chunk set found point by point), exact answers at the int64 extremes, the closed
-// form over the whole domain, the one count that does not fit a uint64, budgets at and around the count,
-// and the checkers' clause diagnoses. Spec: docs/cover.md.
+// Fixed examples and regressions for lwc.cover: every figure of the truncating-division example's Cover
+// ([-1000, 0) -> -1..-1, [-1, 1) -> -1..0, the empty range, and its exhaustive check of all 1,225 half-open
+// ranges with ends in -24..24 against the chunk set found point by point), exact answers at the int64
+// extremes, the closed form over the whole domain, the one count that does not fit a uint64, budgets at and
+// around the count, and the checkers' clause diagnoses. Spec: docs/cover.md.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -45,18 +45,19 @@ ChunkSpan chunks_of(const absl::StatusOr<std::optional<ChunkSpan>>& r) {
 bool is_empty(const absl::StatusOr<std::optional<ChunkSpan>>& r) { return r.ok() && !r->has_value(); }
 
 TEST(Cover, SeedLeftChunkOnly) {
-  // Seed 000: [-1000, 0) ends at -1, so only chunk -1; the chunk of 0 (the excluded end) is not taken.
+  // The truncating-division example: [-1000, 0) ends at -1, so only chunk -1; the chunk of 0 (the excluded
+  // end) is not taken.
   EXPECT_EQ(chunks_of(lwc::cover(-1000, 0, k1000)), span(-1, -1));
 }
 
 TEST(Cover, SeedStraddlesTheOrigin) {
-  // Seed 000: [-1, 1) holds -1 (chunk -1) and 0 (chunk 0).
+  // The truncating-division example: [-1, 1) holds -1 (chunk -1) and 0 (chunk 0).
   EXPECT_EQ(chunks_of(lwc::cover(-1, 1, k1000)), span(-1, 0));
 }
 
 TEST(Cover, SeedEmptyIsNone) {
-  // Seed 000: "empty=null", including the empty range at the minimum integer, where computing
-  // max_exclusive - 1 before noticing the range is empty would overflow.
+  // The truncating-division example: "empty=null", including the empty range at the minimum integer, where
+  // computing max_exclusive - 1 before noticing the range is empty would overflow.
   EXPECT_TRUE(is_empty(lwc::cover(0, 0, k1000)));
   EXPECT_TRUE(is_empty(lwc::cover(kMin, kMin, k1000)));
   EXPECT_TRUE(is_empty(lwc::cover(kMin, kMin, kOne)));
@@ -70,8 +71,8 @@ TEST(Cover, SeedReversedIsInvalidArgument) {
 }
 
 TEST(Cover, SeedZeroAndNegativeSizesCannotReachCover) {
-  // Seed 000 checks that Cover throws for sizes 0 and -1000. Here no such size exists to pass: a
-  // ChunkSize is validated once (D5), and a checker judging an engine that took one names D5.
+  // The truncating-division example checks that Cover throws for sizes 0 and -1000. Here no such size exists
+  // to pass: a ChunkSize is validated once (D5), and a checker judging an engine that took one names D5.
   for (const std::int64_t s : {std::int64_t{0}, std::int64_t{-1000}}) {
     EXPECT_EQ(ChunkSize::create(s).status().code(), absl::StatusCode::kInvalidArgument);
     const absl::Status accepted = lwc::contracts::check_cover(-1, 1, s, CoverAnswer::chunks(-1, 0));
@@ -82,8 +83,8 @@ TEST(Cover, SeedZeroAndNegativeSizesCannotReachCover) {
 }
 
 TEST(Cover, SeedExhaustiveRangesMatchPointByPoint) {
-  // Seed 000: every half-open range with both ends in -24..24 (reversed ones excluded, empty ones
-  // included), compared with the distinct chunks of its points, for several sizes.
+  // The truncating-division example: every half-open range with both ends in -24..24 (reversed ones excluded,
+  // empty ones included), compared with the distinct chunks of its points, for several sizes.
   int ranges = 0;
   for (std::int64_t a = -24; a <= 24; ++a) {
     for (std::int64_t b = a; b <= 24; ++b) {
@@ -114,7 +115,8 @@ TEST(Cover, SeedExhaustiveRangesMatchPointByPoint) {
 }
 
 TEST(Cover, ExactAtTheInt64Ends) {
-  // The seed's largest range stops at INT64_MAX - 1; the half-open form cannot include INT64_MAX.
+  // The truncating-division example's largest range stops at INT64_MAX - 1; the half-open form cannot include
+  // INT64_MAX.
   EXPECT_EQ(chunks_of(lwc::cover(kMin, kMax, kOne)), span(kMin, kMax - 1));
   // floor(-2^63 / (2^63 - 1)) = -2 and floor((2^63 - 2) / (2^63 - 1)) = 0.
   EXPECT_EQ(chunks_of(lwc::cover(kMin, kMax, kMaxSize)), span(-2, 0));
@@ -216,7 +218,7 @@ TEST(Box, CountProductNeverWraps) {
 TEST(ForEachChunk, ExactlyAtBudgetVisitsAll) {
   std::vector<std::int64_t> seen;
   const ChunkSpan s = span(-2, 1);
-  const absl::Status status = lwc::for_each_chunk(s, 4, [&](std::int64_t c) { seen.push_back(c); });
+  const absl::Status status = lwc::for_each_chunk(s, lwc::ChunkBudget::of<4>(), [&](std::int64_t c) { seen.push_back(c); });
   EXPECT_TRUE(status.ok()) << status;
   EXPECT_EQ(seen, (std::vector<std::int64_t>{-2, -1, 0, 1}));
   EXPECT_TRUE(lwc::contracts::check_enumeration(s, 4, status, seen).ok());
@@ -224,24 +226,24 @@ TEST(ForEachChunk, ExactlyAtBudgetVisitsAll) {
 
 TEST(ForEachChunk, OneOverBudgetVisitsNothing) {
   int calls = 0;
-  const absl::Status status = lwc::for_each_chunk(span(-2, 1), 3, [&](std::int64_t) { ++calls; });
+  const absl::Status status = lwc::for_each_chunk(span(-2, 1), lwc::ChunkBudget::of<3>(), [&](std::int64_t) { ++calls; });
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
   EXPECT_EQ(calls, 0);
-  EXPECT_EQ(lwc::for_each_chunk(span(5, 5), 0, [&](std::int64_t) { ++calls; }).code(),
+  EXPECT_EQ(lwc::for_each_chunk(span(5, 5), lwc::ChunkBudget::of<0>(), [&](std::int64_t) { ++calls; }).code(),
             absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(calls, 0);
 }
 
 TEST(ForEachChunk, WholeDomainIsOverEveryBudget) {
   int calls = 0;
-  const absl::Status status = lwc::for_each_chunk(span(kMin, kMax), kU64Max, [&](std::int64_t) { ++calls; });
+  const absl::Status status = lwc::for_each_chunk(span(kMin, kMax), lwc::ChunkBudget::of<kU64Max>(), [&](std::int64_t) { ++calls; });
   EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
   EXPECT_EQ(calls, 0);
 }
 
 TEST(ForEachChunk, StopsAtInt64MaxWithoutOverflow) {
   std::vector<std::int64_t> seen;
-  ASSERT_TRUE(lwc::for_each_chunk(span(kMax - 2, kMax), 3, [&](std::int64_t c) { seen.push_back(c); }).ok());
+  ASSERT_TRUE(lwc::for_each_chunk(span(kMax - 2, kMax), lwc::ChunkBudget::of<3>(), [&](std::int64_t c) { seen.push_back(c); }).ok());
   EXPECT_EQ(seen, (std::vector<std::int64_t>{kMax - 2, kMax - 1, kMax}));
 }
 
@@ -249,7 +251,7 @@ TEST(ForEachChunk, BoolVisitorStopsEarly) {
   // UINT64_MAX chunks fit the budget; the visitor stops after three.
   std::vector<std::int64_t> seen;
   const ChunkSpan s = chunks_of(lwc::cover(kMin, kMax, kOne));
-  const absl::Status status = lwc::for_each_chunk(s, kU64Max, [&](std::int64_t c) {
+  const absl::Status status = lwc::for_each_chunk(s, lwc::ChunkBudget::of<kU64Max>(), [&](std::int64_t c) {
     seen.push_back(c);
     return seen.size() < 3;
   });
@@ -262,7 +264,7 @@ TEST(ForEachChunk, StatusVisitorErrorIsReturned) {
   std::vector<lwc::Int2> seen;
   const lwc::ChunkBox2 box{span(0, 2), span(0, 2)};
   const absl::Status stop = absl::UnavailableError("loader queue full");
-  const absl::Status status = lwc::for_each_chunk(box, 9, [&](lwc::Int2 c) {
+  const absl::Status status = lwc::for_each_chunk(box, lwc::ChunkBudget::of<9>(), [&](lwc::Int2 c) {
     seen.push_back(c);
     return seen.size() == 4 ? stop : absl::OkStatus();
   });
@@ -274,21 +276,21 @@ TEST(ForEachChunk, StatusVisitorErrorIsReturned) {
 TEST(ForEachChunk, BoxOrderIsXFastestThenYThenZ) {
   std::vector<lwc::Int3> seen;
   const lwc::ChunkBox3 box{span(-1, 0), span(5, 6), span(kMax - 1, kMax)};
-  const absl::Status status = lwc::for_each_chunk(box, 8, [&](lwc::Int3 c) { seen.push_back(c); });
+  const absl::Status status = lwc::for_each_chunk(box, lwc::ChunkBudget::of<8>(), [&](lwc::Int3 c) { seen.push_back(c); });
   ASSERT_TRUE(status.ok()) << status;
   const std::vector<lwc::Int3> want = {{-1, 5, kMax - 1}, {0, 5, kMax - 1}, {-1, 6, kMax - 1},
                                        {0, 6, kMax - 1},  {-1, 5, kMax},    {0, 5, kMax},
                                        {-1, 6, kMax},     {0, 6, kMax}};
   EXPECT_EQ(seen, want);
   EXPECT_TRUE(lwc::contracts::check_enumeration(box, 8, status, seen).ok());
-  EXPECT_EQ(lwc::for_each_chunk(box, 7, [&](lwc::Int3) { ADD_FAILURE(); }).code(),
+  EXPECT_EQ(lwc::for_each_chunk(box, lwc::ChunkBudget::of<7>(), [&](lwc::Int3) { ADD_FAILURE(); }).code(),
             absl::StatusCode::kResourceExhausted);
 }
 
 TEST(ForEachChunk, OverflowingBoxCountIsOverBudget) {
   int calls = 0;
   const lwc::ChunkBox2 box{span(kMin, kMax), span(0, 0)};
-  EXPECT_EQ(lwc::for_each_chunk(box, kU64Max, [&](lwc::Int2) { ++calls; }).code(),
+  EXPECT_EQ(lwc::for_each_chunk(box, lwc::ChunkBudget::of<kU64Max>(), [&](lwc::Int2) { ++calls; }).code(),
             absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(calls, 0);
 }

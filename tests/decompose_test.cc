@@ -1,8 +1,8 @@
 // File: tests/decompose_test.cc
 //
-// Fixed examples and regressions for lwc.decompose: every figure of seed 000 (x = -1 by 1000, its
-// 32,807-sample reconstruction grid), exact answers at the int64 extremes (also as static_asserts), and the
-// double-quantisation traps. Spec: docs/decompose.md.
+// Fixed examples and regressions for lwc.decompose: every figure of the truncating-division example (x = -1
+// by 1000, its 32,807-sample reconstruction grid), exact answers at the int64 extremes (also as
+// static_asserts), and the double-quantisation traps. Spec: docs/decompose.md.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -51,7 +51,7 @@ static_assert(ChunkSize::of<1024>().is_power_of_two() && ChunkSize::of<1024>().l
 static_assert(!ChunkSize::of<1000>().is_power_of_two() && ChunkSize::of<1000>().log2() == -1);
 
 TEST(Split, NegativeOneFallsInChunkMinusOne) {  // D1 D2 D6
-  // Seed 000: plain division puts -1 in chunk 0 with remainder -1.
+  // The truncating-division example: plain division puts -1 in chunk 0 with remainder -1.
   const std::int64_t x = -1;
   EXPECT_EQ(x / 1000, 0);
   EXPECT_EQ(x % 1000, -1);
@@ -59,7 +59,8 @@ TEST(Split, NegativeOneFallsInChunkMinusOne) {  // D1 D2 D6
 }
 
 TEST(Split, LeftBoundaryIsNotDecrementedAgain) {  // D6
-  // Seed 000: -1000 is already correct under truncation; an unconditional decrement would break it.
+  // The truncating-division example: -1000 is already correct under truncation; an unconditional decrement
+  // would break it.
   EXPECT_EQ(split(-1000, k1000), (ChunkPoint{-1, 0}));
   EXPECT_EQ(split(-2000, k1000), (ChunkPoint{-2, 0}));
   EXPECT_EQ(split(0, k1000), (ChunkPoint{0, 0}));
@@ -78,8 +79,8 @@ TEST(Split, ExactAtTheExtremes) {  // D1 D2 D3 D4
 }
 
 TEST(Split, SeedReconstructionGridHas32807Samples) {  // D1 D2 D3
-  // Seed 000: every x in [-4096, 4096] by sizes {1, 3, 16, 1000}, plus 7 extreme coordinates by 5 sizes,
-  // each verified in int128 by the checker.
+  // The truncating-division example: every x in [-4096, 4096] by sizes {1, 3, 16, 1000}, plus 7 extreme
+  // coordinates by 5 sizes, each verified in int128 by the checker.
   const std::array<std::int64_t, 4> grid_sizes = {1, 3, 16, 1000};
   const std::array<std::int64_t, 7> extremes = {kMin, kMin + 1, -1, 0, 1, kMax - 1, kMax};
   const std::array<std::int64_t, 5> extreme_sizes = {1, 3, 16, 1000, kMax};
@@ -198,7 +199,7 @@ TEST(ChunkSize, RejectsZeroAndNegative) {  // D5
 }
 
 TEST(Checker, NamesTruncationAsD6) {  // checker diagnoses D6 D2 D1 D5
-  // The seed's wrong answer for -1 is (0, -1): the checker diagnoses it as truncation.
+  // The truncating-division example's wrong answer for -1 is (0, -1): the checker diagnoses it as truncation.
   const absl::Status s = lwc::contracts::check_split(-1, 1000, 0, -1);
   EXPECT_TRUE(absl::StartsWith(s.message(), "D6")) << s;
   EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_split(-1, 1000, -1, 1000).message(), "D2"));

@@ -97,7 +97,7 @@ State initial() {
   lwc::ViewConfig config;
   config.threshold_cells = kThreshold;
   config.barrier_radius = kRadius;
-  absl::StatusOr<OriginCoordinator<2>> view = OriginCoordinator<2>::create(*lwc::WorldGrid::create(kCellSize), config);
+  absl::StatusOr<OriginCoordinator<2>> view = OriginCoordinator<2>::create(*lwc::WorldGrid::create(*lwc::ChunkSize::create(kCellSize)), config);
   return State{*std::move(view), OriginModel<2>(kCellSize, kThreshold, kRadius), {}};
 }
 

@@ -1,9 +1,9 @@
 // File: tests/rebase_test.cc
 //
-// Fixed examples and regressions for lwc.rebase: every figure of seeds 002 (plan/commit with a load
-// barrier and a version) and 003 (late chunk results converted from a world anchor), the numeric traps
-// of normalisation and render rounding, the int64 extremes, 10,000 random rebases without drift, and the
-// checkers' verdicts on the seeds' own (wrong) techniques. Spec: docs/rebase.md.
+// Fixed examples and regressions for lwc.rebase: every figure of the two floating-origin examples
+// (plan/commit with a load barrier and a version) and 003 (late chunk results converted from a world anchor),
+// the numeric traps of normalisation and render rounding, the int64 extremes, 10,000 random rebases without
+// drift, and the checkers' verdicts on those examples' own (wrong) techniques. Spec: docs/rebase.md.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -36,21 +36,21 @@ using lwc::ViewConfig;
 using lwc::WorldGrid;
 using lwc::WorldPosition;
 
-WorldGrid grid(std::int64_t size) { return *WorldGrid::create(size); }
+WorldGrid grid(std::int64_t size) { return *WorldGrid::create(*lwc::ChunkSize::create(size)); }
 
-template <std::size_t N>
-OriginCoordinator<N> view(std::int64_t size, ViewConfig config = {}, CellIndex<N> origin = {},
+template <std::size_t D>
+OriginCoordinator<D> view(std::int64_t size, ViewConfig config = {}, CellIndex<D> origin = {},
                           std::uint64_t version = 0) {
-  absl::StatusOr<OriginCoordinator<N>> v = OriginCoordinator<N>::create(grid(size), config, origin, version);
+  absl::StatusOr<OriginCoordinator<D>> v = OriginCoordinator<D>::create(grid(size), config, origin, version);
   EXPECT_TRUE(v.ok()) << v.status();
   return *std::move(v);
 }
 
-template <std::size_t N>
-void load_around(OriginCoordinator<N>& v, const CellIndex<N>& c, std::int64_t radius = 1) {
+template <std::size_t D>
+void load_around(OriginCoordinator<D>& v, const CellIndex<D>& c, std::int64_t radius = 1) {
   for (std::int64_t dx = -radius; dx <= radius; ++dx) {
     for (std::int64_t dy = -radius; dy <= radius; ++dy) {
-      if constexpr (N == 2) {
+      if constexpr (D == 2) {
         v.load({c[0] + dx, c[1] + dy});
       } else {
         for (std::int64_t dz = -radius; dz <= radius; ++dz) v.load({c[0] + dx, c[1] + dy, c[2] + dz});
@@ -59,12 +59,13 @@ void load_around(OriginCoordinator<N>& v, const CellIndex<N>& c, std::int64_t ra
   }
 }
 
-template <std::size_t N>
-absl::Status assert_render(const OriginCoordinator<N>& v, const WorldPosition<N>& p) {
+template <std::size_t D>
+absl::Status assert_render(const OriginCoordinator<D>& v, const WorldPosition<D>& p) {
   return lwc::contracts::check_render(lwc::contracts::spec_of(v), v.origin(), v.version(), p, v.to_render(p));
 }
 
-// Seed 002 ----------------------------------------------------------------------------------------------
+// The plan/commit floating-origin example
+// ----------------------------------------------------------------------------------------------
 
 const WorldPosition<2> kEntity{{4097, -2047}, {100.5, 200.25}};
 const WorldPosition<2> kObserver{{4096, -2048}, {12.5, 31.25}};
@@ -137,7 +138,8 @@ TEST(Seed002, InsideTheThresholdThereIsNothingToDo) {
   EXPECT_FALSE(plan->has_value());
 }
 
-// The seed checks the barrier only when planning: a cell unloaded before commit slipped through.
+// The plan/commit example checks the barrier only when planning: a cell unloaded before commit slipped
+// through.
 TEST(Barrier, UnloadBetweenPlanAndCommitIsRejected) {
   OriginCoordinator<2> v = view<2>(1024);
   load_around(v, {4, 4});
@@ -189,9 +191,10 @@ TEST(Commit, ForeignPlanAndExhaustedVersionFailWithoutEffect) {
 }
 
 TEST(Config, RejectsValuesOutsideTheirRanges) {
-  EXPECT_FALSE(WorldGrid::create(0).ok());
-  EXPECT_FALSE(WorldGrid::create((std::int64_t{1} << 53) + 1).ok());
-  EXPECT_TRUE(WorldGrid::create(std::int64_t{1} << 53).ok());
+  EXPECT_FALSE(lwc::ChunkSize::create(0).ok());  // a size below 1 is not a ChunkSize at all
+  EXPECT_FALSE(WorldGrid::create(*lwc::ChunkSize::create((std::int64_t{1} << 53) + 1)).ok());
+  EXPECT_TRUE(WorldGrid::create(*lwc::ChunkSize::create(std::int64_t{1} << 53)).ok());
+  EXPECT_EQ(WorldGrid::create(lwc::ChunkSize::of<1024>())->cell_size(), lwc::ChunkSize::of<1024>());
   for (const ViewConfig c : {ViewConfig{.threshold_cells = 0}, ViewConfig{.barrier_radius = -1},
                              ViewConfig{.barrier_radius = 17}, ViewConfig{.units_per_render_unit = 0},
                              ViewConfig{.units_per_render_unit = (1 << 20) + 1}, ViewConfig{.bubble_units = 0},
@@ -200,10 +203,11 @@ TEST(Config, RejectsValuesOutsideTheirRanges) {
   }
 }
 
-// Seed 003 ----------------------------------------------------------------------------------------------
+// The late-chunk floating-origin example
+// ----------------------------------------------------------------------------------------------
 
-// World units are centimetres, cells 1024 m, render units metres. The seed numbers its revisions from 1;
-// a view restored at version 1 keeps its numbers.
+// World units are centimetres, cells 1024 m, render units metres. The late-chunk example numbers its
+// revisions from 1; a view restored at version 1 keeps its numbers.
 TEST(Seed003, LateChunkIsConvertedFromItsAnchorNotItsStaleLocal) {
   const WorldGrid cm = grid(102400);
   const ViewConfig metres{.units_per_render_unit = 100};
@@ -244,8 +248,9 @@ TEST(Seed003, LateChunkIsConvertedFromItsAnchorNotItsStaleLocal) {
 }
 
 TEST(Seed003, FloatShiftDriftsWhereReDerivationDoesNot) {
-  // The seed's Rebase: `_activeChunks[id] -= shift` in float. An object 0.37 m from the origin, then a
-  // rebase 1024 m away and back: its local passes through 1023.63 m, where a float keeps 11 fewer bits.
+  // The late-chunk example's Rebase: `_activeChunks[id] -= shift` in float. An object 0.37 m from the origin,
+  // then a rebase 1024 m away and back: its local passes through 1023.63 m, where a float keeps 11 fewer
+  // bits.
   OriginCoordinator<2> v = view<2>(102400, ViewConfig{.threshold_cells = 1, .barrier_radius = 0,
                                                       .units_per_render_unit = 100});
   const WorldPosition<2> object = grid(102400).from_fixed(lwc::FixedPoint<2>{{37, 0}});
@@ -429,7 +434,7 @@ TEST(RoundTrip, RoundedRenderPointPastTheEndOfInt64IsOutOfRange) {
 
 // 10,000 random rebases of one view over 200 active objects: after every rebase the batch re-derivation
 // is compared with a fresh to_render of each anchor, and every 1,000 rebases with the exact oracle. The
-// seed's `-= shift` runs alongside and drifts.
+// late-chunk example's `-= shift` runs alongside and drifts.
 TEST(NoDrift, TenThousandRandomRebasesMatchAFreshConversionBitForBit) {
   OriginCoordinator<2> v = view<2>(102400, ViewConfig{.threshold_cells = 1, .barrier_radius = 0,
                                                       .units_per_render_unit = 100});
@@ -466,7 +471,7 @@ TEST(NoDrift, TenThousandRandomRebasesMatchAFreshConversionBitForBit) {
     }
   }
   for (std::size_t i = 0; i < anchors.size(); ++i) seed_drifted += locals[i] != seed_locals[i];
-  EXPECT_GT(seed_drifted, anchors.size() / 2) << "the seed's float shift was expected to drift";
+  EXPECT_GT(seed_drifted, anchors.size() / 2) << "the float `-= shift` was expected to drift";
   EXPECT_TRUE(lwc::contracts::check_authority<2>(authority, anchors).ok());
 }
 
@@ -528,7 +533,8 @@ TEST(Printing, PositionsPrintTheirCellAndExactOffsets) {
 TEST(Checker, TheModelNamesTheClauseEachWrongAnswerBreaks) {
   lwc::contracts::OriginModel<2> model(1024, 2, 1);
   const RebasePlan<2> plan{{0, 0}, {4, 4}, 0};
-  // The seed's commit checked only the version: accepting a plan whose barrier is gone breaks R6.
+  // The plan/commit example's commit checked only the version: accepting a plan whose barrier is gone breaks
+  // R6.
   EXPECT_TRUE(absl::StartsWith(model.check_commit(plan, lwc::Rebased<2>{{4, 4}, 1}).message(), "R6"));
   EXPECT_TRUE(model.check_commit(plan, absl::FailedPreconditionError("missing")).ok());
   for (std::int64_t x = 3; x <= 5; ++x) {

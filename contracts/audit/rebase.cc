@@ -80,26 +80,26 @@ std::unique_ptr<contracts::Session> open_session() { return std::make_unique<Reb
 
 RebaseSession& state(contracts::Session& s) { return static_cast<RebaseSession&>(s); }
 
-template <std::size_t N>
-contracts::OriginModel<N>& model(RebaseSession& s) {
-  if constexpr (N == 2) {
+template <std::size_t D>
+contracts::OriginModel<D>& model(RebaseSession& s) {
+  if constexpr (D == 2) {
     return *s.model2;
   } else {
     return *s.model3;
   }
 }
 
-template <std::size_t N>
-std::string cells_text(const CellIndex<N>& c) {
+template <std::size_t D>
+std::string cells_text(const CellIndex<D>& c) {
   std::string out = "(";
-  for (std::size_t a = 0; a < N; ++a) absl::StrAppend(&out, a > 0 ? ", " : "", c[a]);
+  for (std::size_t a = 0; a < D; ++a) absl::StrAppend(&out, a > 0 ? ", " : "", c[a]);
   return out + ")";
 }
 
-template <std::size_t N>
-std::string position_text(const WorldPosition<N>& p) {
-  std::string out = absl::StrCat("cell ", cells_text<N>(p.cell), " offset (");
-  for (std::size_t a = 0; a < N; ++a) absl::StrAppend(&out, a > 0 ? ", " : "", absl::StrFormat("%a", p.offset[a]));
+template <std::size_t D>
+std::string position_text(const WorldPosition<D>& p) {
+  std::string out = absl::StrCat("cell ", cells_text<D>(p.cell), " offset (");
+  for (std::size_t a = 0; a < D; ++a) absl::StrAppend(&out, a > 0 ? ", " : "", absl::StrFormat("%a", p.offset[a]));
   return out + ")";
 }
 
@@ -115,29 +115,29 @@ absl::StatusOr<std::int64_t> read_in_range(const TraceRecord& r, std::string_vie
   return v;
 }
 
-template <std::size_t N>
-absl::Status read_cell(const TraceRecord& r, std::string_view section, std::string_view key, CellIndex<N>& out) {
+template <std::size_t D>
+absl::Status read_cell(const TraceRecord& r, std::string_view section, std::string_view key, CellIndex<D>& out) {
   std::vector<std::int64_t> v;
   LWC_RETURN_IF_ERROR(r.int64s(section, key, v));
-  if (v.size() != N) {
+  if (v.size() != D) {
     return absl::InvalidArgumentError(absl::StrCat(absl::string_view(section.data(), section.size()), ".",
                                                    absl::string_view(key.data(), key.size()), " holds ", v.size(),
-                                                   " coordinates; this view has ", N));
+                                                   " coordinates; this view has ", D));
   }
-  for (std::size_t a = 0; a < N; ++a) out[a] = v[a];
+  for (std::size_t a = 0; a < D; ++a) out[a] = v[a];
   return absl::OkStatus();
 }
 
 // A position: in.cell (int64s) and in.offset (reals).
-template <std::size_t N>
-absl::Status read_position(const TraceRecord& r, WorldPosition<N>& p) {
-  LWC_RETURN_IF_ERROR(read_cell<N>(r, "in", "cell", p.cell));
+template <std::size_t D>
+absl::Status read_position(const TraceRecord& r, WorldPosition<D>& p) {
+  LWC_RETURN_IF_ERROR(read_cell<D>(r, "in", "cell", p.cell));
   std::vector<double> offset;
   LWC_RETURN_IF_ERROR(r.reals("in", "offset", offset));
-  if (offset.size() != N) {
-    return absl::InvalidArgumentError(absl::StrCat("in.offset holds ", offset.size(), " values; this view has ", N));
+  if (offset.size() != D) {
+    return absl::InvalidArgumentError(absl::StrCat("in.offset holds ", offset.size(), " values; this view has ", D));
   }
-  for (std::size_t a = 0; a < N; ++a) p.offset[a] = offset[a];
+  for (std::size_t a = 0; a < D; ++a) p.offset[a] = offset[a];
   return absl::OkStatus();
 }
 
@@ -155,8 +155,8 @@ absl::StatusOr<std::uint64_t> read_version(const TraceRecord& r, std::string_vie
 // out: a render point {"at": [floats], "version"} or {"error": code}. Each coordinate must be exactly a
 // float: a float's value written as a double (JavaScript's Math.fround, C's (double)f with %.17g or %a)
 // reads back exactly; 9 significant digits do not, and are refused rather than rounded a second time.
-template <std::size_t N>
-absl::Status read_render(const TraceRecord& r, absl::StatusOr<RenderPoint<N>>& got) {
+template <std::size_t D>
+absl::Status read_render(const TraceRecord& r, absl::StatusOr<RenderPoint<D>>& got) {
   if (r.has("out", "error")) {
     if (r.has("out", "at")) return absl::InvalidArgumentError("out has both an error and a render point");
     LWC_ASSIGN_OR_RETURN(const std::string_view error, r.text("out", "error"));
@@ -165,11 +165,11 @@ absl::Status read_render(const TraceRecord& r, absl::StatusOr<RenderPoint<N>>& g
   }
   std::vector<double> at;
   LWC_RETURN_IF_ERROR(r.reals("out", "at", at));
-  if (at.size() != N) {
-    return absl::InvalidArgumentError(absl::StrCat("out.at holds ", at.size(), " values; this view has ", N));
+  if (at.size() != D) {
+    return absl::InvalidArgumentError(absl::StrCat("out.at holds ", at.size(), " values; this view has ", D));
   }
-  RenderPoint<N> p;
-  for (std::size_t a = 0; a < N; ++a) {
+  RenderPoint<D> p;
+  for (std::size_t a = 0; a < D; ++a) {
     // NaN passes through; any other double must be a float value (the range check keeps the cast defined).
     const bool fits = std::isnan(at[a]) || std::isinf(at[a]) ||
                       (std::fabs(at[a]) <= static_cast<double>(std::numeric_limits<float>::max()) &&
@@ -186,20 +186,20 @@ absl::Status read_render(const TraceRecord& r, absl::StatusOr<RenderPoint<N>>& g
   return absl::OkStatus();
 }
 
-template <std::size_t N>
-std::string render_text(const absl::StatusOr<RenderPoint<N>>& p) {
+template <std::size_t D>
+std::string render_text(const absl::StatusOr<RenderPoint<D>>& p) {
   if (!p.ok()) return status_text(p.status());
   std::string out = "(";
-  for (std::size_t a = 0; a < N; ++a) {
+  for (std::size_t a = 0; a < D; ++a) {
     absl::StrAppend(&out, a > 0 ? ", " : "", absl::StrFormat("%a", static_cast<double>(p->at[a])));
   }
   return absl::StrCat(out, ") at version ", p->version);
 }
 
-template <std::size_t N>
+template <std::size_t D>
 absl::Status open_view(const TraceRecord& r, RebaseSession& s) {
-  CellIndex<N> origin{};
-  LWC_RETURN_IF_ERROR(read_cell<N>(r, "in", "origin", origin));
+  CellIndex<D> origin{};
+  LWC_RETURN_IF_ERROR(read_cell<D>(r, "in", "origin", origin));
   std::uint64_t version = 0;
   if (r.has("in", "version")) {
     LWC_ASSIGN_OR_RETURN(version, read_version(r, "in", "version"));
@@ -212,8 +212,8 @@ absl::Status open_view(const TraceRecord& r, RebaseSession& s) {
   LWC_ASSIGN_OR_RETURN(const std::int64_t d, read_in_range(r, "units_per_render_unit", 1, std::int64_t{1} << 20));
   LWC_ASSIGN_OR_RETURN(const std::int64_t bubble, read_in_range(r, "bubble_units", 1, std::int64_t{1} << 44));
   s.spec = contracts::RenderSpec{size, d, bubble};
-  s.dims = N;
-  if constexpr (N == 2) {
+  s.dims = D;
+  if constexpr (D == 2) {
     s.model2.emplace(size, threshold, radius, origin, version);
   } else {
     s.model3.emplace(size, threshold, radius, origin, version);
@@ -233,7 +233,7 @@ absl::Status on_open(const TraceRecord& r, contracts::Session& session, Judgemen
   return absl::InvalidArgumentError(absl::StrCat("in.origin holds ", origin.size(), " cells, not 2 or 3"));
 }
 
-// Runs `f.template operator()<N>()` for the session's dimension; FailedPrecondition before "open".
+// Runs `f.template operator()<D>()` for the session's dimension; FailedPrecondition before "open".
 template <typename F>
 absl::Status with_view(RebaseSession& s, F&& f) {
   if (s.dims == 2) return f.template operator()<2>();
@@ -244,38 +244,38 @@ absl::Status with_view(RebaseSession& s, F&& f) {
 // load / unload: {"in": {"cell": [..]}}
 absl::Status on_load(const TraceRecord& r, contracts::Session& session, Judgement&) {
   RebaseSession& s = state(session);
-  return with_view(s, [&]<std::size_t N>() -> absl::Status {
-    CellIndex<N> c{};
-    LWC_RETURN_IF_ERROR(read_cell<N>(r, "in", "cell", c));
-    model<N>(s).load(c);
+  return with_view(s, [&]<std::size_t D>() -> absl::Status {
+    CellIndex<D> c{};
+    LWC_RETURN_IF_ERROR(read_cell<D>(r, "in", "cell", c));
+    model<D>(s).load(c);
     return absl::OkStatus();
   });
 }
 
 absl::Status on_unload(const TraceRecord& r, contracts::Session& session, Judgement&) {
   RebaseSession& s = state(session);
-  return with_view(s, [&]<std::size_t N>() -> absl::Status {
-    CellIndex<N> c{};
-    LWC_RETURN_IF_ERROR(read_cell<N>(r, "in", "cell", c));
-    model<N>(s).unload(c);
+  return with_view(s, [&]<std::size_t D>() -> absl::Status {
+    CellIndex<D> c{};
+    LWC_RETURN_IF_ERROR(read_cell<D>(r, "in", "cell", c));
+    model<D>(s).unload(c);
     return absl::OkStatus();
   });
 }
 
 // A plan: {"from": [..], "target": [..], "version"} in `section`.
-template <std::size_t N>
-absl::Status read_plan(const TraceRecord& r, std::string_view section, RebasePlan<N>& plan) {
-  LWC_RETURN_IF_ERROR(read_cell<N>(r, section, "from", plan.from));
-  LWC_RETURN_IF_ERROR(read_cell<N>(r, section, "target", plan.target));
+template <std::size_t D>
+absl::Status read_plan(const TraceRecord& r, std::string_view section, RebasePlan<D>& plan) {
+  LWC_RETURN_IF_ERROR(read_cell<D>(r, section, "from", plan.from));
+  LWC_RETURN_IF_ERROR(read_cell<D>(r, section, "target", plan.target));
   LWC_ASSIGN_OR_RETURN(plan.expected_version, read_version(r, section, "version"));
   return absl::OkStatus();
 }
 
-template <std::size_t N>
-std::string plan_text(const absl::StatusOr<std::optional<RebasePlan<N>>>& p) {
+template <std::size_t D>
+std::string plan_text(const absl::StatusOr<std::optional<RebasePlan<D>>>& p) {
   if (!p.ok()) return status_text(p.status());
   if (!p->has_value()) return "nothing";
-  return absl::StrCat("plan from ", cells_text<N>((*p)->from), " to ", cells_text<N>((*p)->target), " at version ",
+  return absl::StrCat("plan from ", cells_text<D>((*p)->from), " to ", cells_text<D>((*p)->target), " at version ",
                       (*p)->expected_version);
 }
 
@@ -283,10 +283,10 @@ std::string plan_text(const absl::StatusOr<std::optional<RebasePlan<N>>>& p) {
 //        {"error": code}}
 absl::Status on_plan(const TraceRecord& r, contracts::Session& session, Judgement& j) {
   RebaseSession& s = state(session);
-  return with_view(s, [&]<std::size_t N>() -> absl::Status {
-    WorldPosition<N> observer;
-    LWC_RETURN_IF_ERROR(read_position<N>(r, observer));
-    absl::StatusOr<std::optional<RebasePlan<N>>> got = std::optional<RebasePlan<N>>();
+  return with_view(s, [&]<std::size_t D>() -> absl::Status {
+    WorldPosition<D> observer;
+    LWC_RETURN_IF_ERROR(read_position<D>(r, observer));
+    absl::StatusOr<std::optional<RebasePlan<D>>> got = std::optional<RebasePlan<D>>();
     const int forms = int{r.has("out", "error")} + int{r.has("out", "none")} + int{r.has("out", "target")};
     if (forms != 1) {
       return absl::InvalidArgumentError("out must hold exactly one of: an error, \"none\": true, a plan (from, target, version)");
@@ -298,17 +298,17 @@ absl::Status on_plan(const TraceRecord& r, contracts::Session& session, Judgemen
       LWC_ASSIGN_OR_RETURN(const bool none, r.boolean("out", "none"));
       if (!none) return absl::InvalidArgumentError("out.none is false: write the plan instead");
     } else {
-      RebasePlan<N> plan;
-      LWC_RETURN_IF_ERROR(read_plan<N>(r, "out", plan));
-      got = std::optional<RebasePlan<N>>(plan);
+      RebasePlan<D> plan;
+      LWC_RETURN_IF_ERROR(read_plan<D>(r, "out", plan));
+      got = std::optional<RebasePlan<D>>(plan);
     }
-    const contracts::OriginModel<N>& m = model<N>(s);
+    const contracts::OriginModel<D>& m = model<D>(s);
     j.verdict = m.check_plan(observer, got);
     if (!j.verdict.ok()) {
-      j.input = absl::StrCat("observer ", position_text<N>(observer), " at origin ", cells_text<N>(m.origin()),
+      j.input = absl::StrCat("observer ", position_text<D>(observer), " at origin ", cells_text<D>(m.origin()),
                              " version ", m.version());
-      j.expected = plan_text<N>(m.expected_plan(observer));
-      j.got = plan_text<N>(got);
+      j.expected = plan_text<D>(m.expected_plan(observer));
+      j.got = plan_text<D>(got);
     }
     return absl::OkStatus();
   });
@@ -317,32 +317,32 @@ absl::Status on_plan(const TraceRecord& r, contracts::Session& session, Judgemen
 // commit: {"in": {"from", "target", "version"} (the plan), "out": {"origin", "version"} | {"error": code}}
 absl::Status on_commit(const TraceRecord& r, contracts::Session& session, Judgement& j) {
   RebaseSession& s = state(session);
-  return with_view(s, [&]<std::size_t N>() -> absl::Status {
-    RebasePlan<N> plan;
-    LWC_RETURN_IF_ERROR(read_plan<N>(r, "in", plan));
-    absl::StatusOr<Rebased<N>> got = absl::UnknownError("unset");
+  return with_view(s, [&]<std::size_t D>() -> absl::Status {
+    RebasePlan<D> plan;
+    LWC_RETURN_IF_ERROR(read_plan<D>(r, "in", plan));
+    absl::StatusOr<Rebased<D>> got = absl::UnknownError("unset");
     if (r.has("out", "error")) {
       if (r.has("out", "origin")) return absl::InvalidArgumentError("out has both an error and an origin");
       LWC_ASSIGN_OR_RETURN(const std::string_view error, r.text("out", "error"));
       got = absl::Status(status_code_of(error), "traced");
     } else {
-      Rebased<N> rebased;
-      LWC_RETURN_IF_ERROR(read_cell<N>(r, "out", "origin", rebased.origin));
+      Rebased<D> rebased;
+      LWC_RETURN_IF_ERROR(read_cell<D>(r, "out", "origin", rebased.origin));
       LWC_ASSIGN_OR_RETURN(rebased.version, read_version(r, "out", "version"));
       got = rebased;
     }
-    contracts::OriginModel<N>& m = model<N>(s);
-    const absl::StatusOr<Rebased<N>> want = m.expected_commit(plan);
-    const CellIndex<N> origin = m.origin();
+    contracts::OriginModel<D>& m = model<D>(s);
+    const absl::StatusOr<Rebased<D>> want = m.expected_commit(plan);
+    const CellIndex<D> origin = m.origin();
     const std::uint64_t version = m.version();
     j.verdict = m.check_commit(plan, got);  // advances the model when the commit was due to succeed
     if (!j.verdict.ok()) {
-      j.input = absl::StrCat("plan from ", cells_text<N>(plan.from), " to ", cells_text<N>(plan.target),
-                             " at version ", plan.expected_version, "; view at ", cells_text<N>(origin), " version ",
+      j.input = absl::StrCat("plan from ", cells_text<D>(plan.from), " to ", cells_text<D>(plan.target),
+                             " at version ", plan.expected_version, "; view at ", cells_text<D>(origin), " version ",
                              version);
-      j.expected = want.ok() ? absl::StrCat("origin ", cells_text<N>(want->origin), " version ", want->version)
+      j.expected = want.ok() ? absl::StrCat("origin ", cells_text<D>(want->origin), " version ", want->version)
                              : status_text(want.status());
-      j.got = got.ok() ? absl::StrCat("origin ", cells_text<N>(got->origin), " version ", got->version)
+      j.got = got.ok() ? absl::StrCat("origin ", cells_text<D>(got->origin), " version ", got->version)
                        : status_text(got.status());
     }
     return absl::OkStatus();
@@ -352,18 +352,18 @@ absl::Status on_commit(const TraceRecord& r, contracts::Session& session, Judgem
 // to_render: {"in": {"cell", "offset"}, "out": {"at": [..], "version"} | {"error": code}}
 absl::Status on_to_render(const TraceRecord& r, contracts::Session& session, Judgement& j) {
   RebaseSession& s = state(session);
-  return with_view(s, [&]<std::size_t N>() -> absl::Status {
-    WorldPosition<N> p;
-    LWC_RETURN_IF_ERROR(read_position<N>(r, p));
-    absl::StatusOr<RenderPoint<N>> got = absl::UnknownError("unset");
-    LWC_RETURN_IF_ERROR(read_render<N>(r, got));
-    const contracts::OriginModel<N>& m = model<N>(s);
-    j.verdict = contracts::check_render<N>(s.spec, m.origin(), m.version(), p, got);
+  return with_view(s, [&]<std::size_t D>() -> absl::Status {
+    WorldPosition<D> p;
+    LWC_RETURN_IF_ERROR(read_position<D>(r, p));
+    absl::StatusOr<RenderPoint<D>> got = absl::UnknownError("unset");
+    LWC_RETURN_IF_ERROR(read_render<D>(r, got));
+    const contracts::OriginModel<D>& m = model<D>(s);
+    j.verdict = contracts::check_render<D>(s.spec, m.origin(), m.version(), p, got);
     if (!j.verdict.ok()) {
-      j.input = absl::StrCat(position_text<N>(p), " at origin ", cells_text<N>(m.origin()), " version ", m.version());
+      j.input = absl::StrCat(position_text<D>(p), " at origin ", cells_text<D>(m.origin()), " version ", m.version());
       j.expected = "the float nearest to ((cell - origin) * size + offset) / units_per_render_unit on every axis, "
                    "inside the bubble; OutOfRange outside";
-      j.got = render_text<N>(got);
+      j.got = render_text<D>(got);
     }
     return absl::OkStatus();
   });
@@ -373,9 +373,9 @@ absl::Status on_to_render(const TraceRecord& r, contracts::Session& session, Jud
 //        "out": {"at", "version"} | {"error": code}}
 absl::Status on_late(const TraceRecord& r, contracts::Session& session, Judgement& j) {
   RebaseSession& s = state(session);
-  return with_view(s, [&]<std::size_t N>() -> absl::Status {
-    LateResult<N> result;
-    LWC_RETURN_IF_ERROR(read_position<N>(r, result.anchor));
+  return with_view(s, [&]<std::size_t D>() -> absl::Status {
+    LateResult<D> result;
+    LWC_RETURN_IF_ERROR(read_position<D>(r, result.anchor));
     LWC_ASSIGN_OR_RETURN(result.started_version, read_version(r, "in", "started_version"));
     LWC_ASSIGN_OR_RETURN(const std::string_view placement, r.text("in", "placement"));
     if (placement == "relocatable") {
@@ -386,18 +386,18 @@ absl::Status on_late(const TraceRecord& r, contracts::Session& session, Judgemen
       return absl::InvalidArgumentError(absl::StrCat("in.placement = \"", absl::string_view(placement.data(), placement.size()),
                                                      "\" is not \"relocatable\" or \"baked\""));
     }
-    absl::StatusOr<RenderPoint<N>> got = absl::UnknownError("unset");
-    LWC_RETURN_IF_ERROR(read_render<N>(r, got));
-    const contracts::OriginModel<N>& m = model<N>(s);
-    j.verdict = contracts::check_late<N>(s.spec, m.origin(), m.version(), result, got);
+    absl::StatusOr<RenderPoint<D>> got = absl::UnknownError("unset");
+    LWC_RETURN_IF_ERROR(read_render<D>(r, got));
+    const contracts::OriginModel<D>& m = model<D>(s);
+    j.verdict = contracts::check_late<D>(s.spec, m.origin(), m.version(), result, got);
     if (!j.verdict.ok()) {
       j.input = absl::StrCat(placement == "baked" ? "baked" : "relocatable", " result anchored at ",
-                             position_text<N>(result.anchor), ", started at version ", result.started_version,
-                             "; view at ", cells_text<N>(m.origin()), " version ", m.version());
+                             position_text<D>(result.anchor), ", started at version ", result.started_version,
+                             "; view at ", cells_text<D>(m.origin()), " version ", m.version());
       j.expected = result.placement == LatePlacement::kBakedLocal && result.started_version != m.version()
                        ? "error ABORTED (stale)"
                        : "a fresh conversion of the anchor now";
-      j.got = render_text<N>(got);
+      j.got = render_text<D>(got);
     }
     return absl::OkStatus();
   });
@@ -406,26 +406,26 @@ absl::Status on_late(const TraceRecord& r, contracts::Session& session, Judgemen
 // view: {"out": {"origin", "version", "loaded": [[..], ...]}}
 absl::Status on_view(const TraceRecord& r, contracts::Session& session, Judgement& j) {
   RebaseSession& s = state(session);
-  return with_view(s, [&]<std::size_t N>() -> absl::Status {
-    CellIndex<N> origin{};
-    LWC_RETURN_IF_ERROR(read_cell<N>(r, "out", "origin", origin));
+  return with_view(s, [&]<std::size_t D>() -> absl::Status {
+    CellIndex<D> origin{};
+    LWC_RETURN_IF_ERROR(read_cell<D>(r, "out", "origin", origin));
     LWC_ASSIGN_OR_RETURN(const std::uint64_t version, read_version(r, "out", "version"));
     std::vector<std::int64_t> flat;
-    LWC_RETURN_IF_ERROR(r.int64_tuples("out", "loaded", N, flat));
-    if (flat.size() / N > kMaxViewCells) {
+    LWC_RETURN_IF_ERROR(r.int64_tuples("out", "loaded", D, flat));
+    if (flat.size() / D > kMaxViewCells) {
       return absl::ResourceExhaustedError(absl::StrCat("out.loaded lists more than ", kMaxViewCells, " cells"));
     }
-    std::vector<CellIndex<N>> loaded(flat.size() / N);
+    std::vector<CellIndex<D>> loaded(flat.size() / D);
     for (std::size_t i = 0; i < loaded.size(); ++i) {
-      for (std::size_t a = 0; a < N; ++a) loaded[i][a] = flat[i * N + a];
+      for (std::size_t a = 0; a < D; ++a) loaded[i][a] = flat[i * D + a];
     }
-    const contracts::OriginModel<N>& m = model<N>(s);
+    const contracts::OriginModel<D>& m = model<D>(s);
     j.verdict = m.check_view(origin, version, loaded);
     if (!j.verdict.ok()) {
       j.input = "the view's state";
-      j.expected = absl::StrCat("origin ", cells_text<N>(m.origin()), " version ", m.version(), ", ", m.loaded().size(),
+      j.expected = absl::StrCat("origin ", cells_text<D>(m.origin()), " version ", m.version(), ", ", m.loaded().size(),
                                 " loaded cells");
-      j.got = absl::StrCat("origin ", cells_text<N>(origin), " version ", version, ", ", loaded.size(), " loaded cells");
+      j.got = absl::StrCat("origin ", cells_text<D>(origin), " version ", version, ", ", loaded.size(), " loaded cells");
     }
     return absl::OkStatus();
   });
@@ -433,7 +433,7 @@ absl::Status on_view(const TraceRecord& r, contracts::Session& session, Judgemen
 
 // end: {} — the session ends; its model is released.
 absl::Status on_end(const TraceRecord&, contracts::Session& session, Judgement&) {
-  return with_view(state(session), []<std::size_t N>() -> absl::Status { return absl::OkStatus(); });
+  return with_view(state(session), []<std::size_t D>() -> absl::Status { return absl::OkStatus(); });
 }
 
 constexpr contracts::RecordKind kKinds[] = {

@@ -1,9 +1,9 @@
 // File: examples/audit/engine_test.cc
 //
 // How an engine audits its own chunk addressing in-process, from its own GoogleTest suite: a complete,
-// compiled example (lwc's build runs it as examples/EngineChunks.*). The "engine" below has two splits:
-// the one it shipped first (C's truncating `/` and `%`, seed 000's bug) and the fixed one. In the engine's
-// own CMakeLists:
+// compiled example (lwc's build runs it as examples/EngineChunks.*). The "engine" below has two splits: the
+// one it shipped first (C's truncating `/` and `%`, the truncating-division example's bug) and the fixed one.
+// In the engine's own CMakeLists:
 //   find_package(lwc CONFIG REQUIRED)
 //   target_link_libraries(engine_tests PRIVATE engine lwc::audit_inprocess GTest::gtest_main)
 #include <gtest/gtest.h>
@@ -29,7 +29,7 @@ struct ChunkAddress {
 // What the engine shipped first: truncation toward zero.
 ChunkAddress split_v1(std::int64_t x, std::int64_t size) { return {x / size, x % size}; }
 
-// The fix: floor, by correcting a negative remainder (seed 000).
+// The fix: floor, by correcting a negative remainder (the truncating-division example).
 ChunkAddress split_v2(std::int64_t x, std::int64_t size) {
   const std::int64_t q = x / size;
   const std::int64_t r = x % size;
@@ -44,9 +44,9 @@ absl::StatusOr<std::int64_t> cell_of(double v, double h) {
   return static_cast<std::int64_t>(q);
 }
 
-// Its range cover: the chunks a streaming box [min, max) touches on one axis. What it shipped first took
-// the last chunk from the exclusive end (seed 002's trap: [-1000, 0) loads chunk 0 for nothing); the fix
-// takes it from the last point.
+// Its range cover: the chunks a streaming box [min, max) touches on one axis. What it shipped first took the
+// last chunk from the exclusive end (the truncating Cover's trap: [-1000, 0) loads chunk 0 for nothing); the
+// fix takes it from the last point.
 lwc::contracts::CoverAnswer cover(std::int64_t min, std::int64_t max, std::int64_t size, bool v1) {
   if (size <= 0 || min > max) return lwc::contracts::CoverAnswer::error(absl::StatusCode::kInvalidArgument);
   if (min == max) return lwc::contracts::CoverAnswer::none();
@@ -77,7 +77,7 @@ TEST(EngineChunks, TruncatingSplitIsCaughtWithAShrunkCounterexample) {
   const lwc::audit::PropertyResult& split = report.properties.at(0);
   EXPECT_EQ(split.clause, "D6") << report;
   // Shrunk: whatever extreme found it, RapidCheck walks the failure down to x = -1 by a small size
-  // (here {x = -1, size = 3}): the seed's bug in its smallest form.
+  // (here {x = -1, size = 3}): the truncating-division example's bug in its smallest form.
   long long x = 0;
   long long size = 0;
   ASSERT_EQ(std::sscanf(split.counterexample.c_str(), "{x = %lld, size = %lld}", &x, &size), 2) << report;

@@ -68,7 +68,7 @@ lwc::FixedPoint<2> drone_home(int i, const lwc::FixedPoint<2>& player) {
 
 int main() {
   constexpr lwc::ChunkSize kCell = lwc::ChunkSize::of<kCellUnits>();
-  const absl::StatusOr<lwc::WorldGrid> grid = lwc::WorldGrid::create(kCellUnits);
+  const absl::StatusOr<lwc::WorldGrid> grid = lwc::WorldGrid::create(kCell);
   if (!grid.ok()) return 1;
   lwc::FixedPoint<2> player{{kMax - 1'000'000, -42}};  // 10 km before the end of int64, just south of 0
 
@@ -101,7 +101,7 @@ int main() {
     const absl::StatusOr<std::optional<lwc::ChunkBox2>> window = lwc::cover_closed(lo, hi, kCell);
     expect(window.ok() && window->has_value(), "the streaming window has cells");
     if (window.ok() && window->has_value()) {
-      expect_ok(lwc::for_each_chunk(**window, kMaxCellsPerFrame,
+      expect_ok(lwc::for_each_chunk(**window, lwc::ChunkBudget::of<kMaxCellsPerFrame>(),
                                     [&](lwc::Int2 c) { view->load({c.x, c.y}); }),
                 "streaming within budget");
     }
@@ -126,7 +126,7 @@ int main() {
       boxes.push_back(lwc::Box2{{at[0] - 4.0, at[1] - 4.0}, {at[0] + 4.0, at[1] + 4.0}});
     }
     const absl::StatusOr<lwc::PairsResult> contacts =
-        lwc::find_pairs(std::span<const lwc::Box2>(boxes), lwc::GridConfig{.cell_size = 8.0});
+        lwc::find_pairs(std::span<const lwc::Box2>(boxes), lwc::GridConfig{.cell_size = lwc::CellSize::of<8.0>()});
     expect_ok(contacts.status(), "find_pairs");
     std::size_t overlapping = 0;  // what an all-pairs test would find
     for (std::size_t i = 0; i < boxes.size(); ++i) {

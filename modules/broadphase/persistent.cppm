@@ -104,7 +104,6 @@ struct UpdateStats {
   std::int64_t began = 0;
   std::int64_t ended = 0;
   std::int64_t swept = 0;
-  std::int64_t update_ns = 0;
 };
 
 // ContactEvents
@@ -267,7 +266,8 @@ export namespace lwc {
 // number of boxes (E5). Not thread-safe; movable, not copyable.
 //
 // Example:
-//   absl::StatusOr<lwc::PersistentGrid<2>> grid = lwc::PersistentGrid<2>::create({.cell_size = 2.0});
+//   absl::StatusOr<lwc::PersistentGrid<2>> grid =
+//       lwc::PersistentGrid<2>::create({.cell_size = lwc::CellSize::of<2.0>()});
 //   absl::StatusOr<lwc::Handle> wall = grid->insert({{0, 0}, {10, 2}});
 //   absl::StatusOr<lwc::Handle> prop = grid->insert({{12, 0}, {13, 1}});
 //   absl::StatusOr<lwc::ContactEvents> e = grid->update();                  // nothing began
@@ -377,20 +377,21 @@ class PersistentGrid {
   // the live boxes would for a budget — their memberships above max_memberships, their overlapping pairs
   // above max_pairs (E2) — or when the step volumes' memberships exceed max_memberships or the swept
   // candidates max_pairs. The memberships are checked before anything proportional to them is allocated.
-  [[nodiscard]] absl::StatusOr<ContactEvents> update() {
-    const auto started = internal::Clock::now();
-    const Budgets& budgets = spec_.config().budgets;
-    if (pending_memberships_ > budgets.max_memberships) {
+  // `timings`, when given, receives update_ns.
+  [[nodiscard]] absl::StatusOr<ContactEvents> update(Timings* timings = nullptr) {
+    const internal::Stopwatch updating(timings);
+    const GridConfig& config = spec_.config();
+    if (pending_memberships_ > config.max_memberships.value()) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "the live boxes need ", static_cast<std::int64_t>(pending_memberships_),
-          " memberships, more than max_memberships = ", budgets.max_memberships, " (B7, E2)"));
+          " memberships, more than max_memberships = ", config.max_memberships.value(), " (B7, E2)"));
     }
     absl::int128 volume_memberships = 0;
     for (const auto& [slot, volume] : volumes_) volume_memberships += volume.where.cell_count;
-    if (volume_memberships > budgets.max_memberships) {
+    if (volume_memberships > config.max_memberships.value()) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "the swept volumes need ", static_cast<std::int64_t>(volume_memberships),
-          " memberships, more than max_memberships = ", budgets.max_memberships, " (B7, E6)"));
+          " memberships, more than max_memberships = ", config.max_memberships.value(), " (B7, E6)"));
     }
     ContactEvents events;
     UpdateStats& st = events.stats;
@@ -434,7 +435,7 @@ class PersistentGrid {
     // Began: from each dirty live box, its partners now: the clean boxes of the committed grid and the
     // dirty ones of the overlay. The pair count after the update is known as the pairs are found.
     const std::int64_t kept = static_cast<std::int64_t>(pairs_.size() - events.ended.size());
-    const std::int64_t room = budgets.max_pairs - kept;
+    const std::int64_t room = config.max_pairs.value() - kept;
     bool within = true;
     for (const std::uint32_t s : dirty_) {
       const Slot& a = slots_[s];
@@ -454,7 +455,7 @@ class PersistentGrid {
     }
     if (!within || room < 0) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("more than max_pairs = ", budgets.max_pairs, " overlapping pairs (B7, E2)"));
+          absl::StrCat("more than max_pairs = ", config.max_pairs.value(), " overlapping pairs (B7, E2)"));
     }
     // Swept: from each swept box, the step volumes meeting its own (a clean box's is its box, a dirty
     // unswept box's its new box), each pair once, kept when the end boxes do not overlap.
@@ -464,7 +465,7 @@ class PersistentGrid {
         const Slot& b = slots_[t];
         if (!within || t == s || (volumes_.contains(t) && t < s) || !overlaps(volume.box, other)) return;
         if (overlaps(a.now.box, b.now.box)) return;
-        if (events.swept.size() >= static_cast<std::size_t>(budgets.max_pairs)) {
+        if (events.swept.size() >= static_cast<std::size_t>(config.max_pairs.value())) {
           within = false;
           return;
         }
@@ -479,7 +480,7 @@ class PersistentGrid {
     }
     if (!within) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("more than max_pairs = ", budgets.max_pairs, " swept candidates (B7, E6)"));
+          absl::StrCat("more than max_pairs = ", config.max_pairs.value(), " swept candidates (B7, E6)"));
     }
 
     // Commit: nothing above changed the grid; from here on nothing fails.
@@ -512,7 +513,7 @@ class PersistentGrid {
     st.began = static_cast<std::int64_t>(events.began.size());
     st.ended = static_cast<std::int64_t>(events.ended.size());
     st.swept = static_cast<std::int64_t>(events.swept.size());
-    st.update_ns = internal::nanoseconds_since(started);
+    updating.stop(timings, &Timings::update_ns);
     return events;
   }
 

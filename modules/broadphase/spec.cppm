@@ -89,28 +89,30 @@ struct CellRange {
 // the finest level of cell size h * 2^k where it fits, and pairs it with finer boxes by probing (B11).
 enum class Oversize { kReject, kCoarserLevels };
 
-// Budgets
-//
-// Limits checked before anything proportional to them is allocated (B7). Exactly at a budget is allowed.
-struct Budgets {
-  std::int64_t max_cells_per_box = 4096;       // at least 1; at least 4^D under kCoarserLevels
-  std::int64_t max_memberships = std::int64_t{1} << 26;  // total (box, cell) registrations, >= 0
-  std::int64_t max_pairs = std::int64_t{1} << 26;        // reported pairs, >= 0
-};
-
 // GridConfig
 //
-// The cell size h (finite, > 0), the budgets and the oversize policy. Validated by GridSpec::create.
+// The cell size h, the budgets (B7: checked before anything proportional to them is allocated; exactly
+// at a budget is allowed) and the oversize policy. Every field is a validated value, so the only check
+// left to GridSpec::create is the one between fields (kCoarserLevels needs max_cells_per_box >= 4^D).
+//
+// Example:
+//   absl::StatusOr<lwc::CellSize> h = lwc::CellSize::create(2.0);
+//   absl::StatusOr<lwc::PairBudget> pairs = lwc::PairBudget::create(1 << 20);
+//   if (!h.ok() || !pairs.ok()) return ...;
+//   lwc::GridConfig config{.cell_size = *h, .max_pairs = *pairs};
 struct GridConfig {
-  double cell_size = 1.0;
-  Budgets budgets{};
+  CellSize cell_size = CellSize::of<1.0>();
+  CellBudget max_cells_per_box = CellBudget::of<4096>();  // cells per box; at least 4^D under kCoarserLevels
+  MembershipBudget max_memberships = MembershipBudget::of<std::int64_t{1} << 26>();  // (box, cell) registrations
+  PairBudget max_pairs = PairBudget::of<std::int64_t{1} << 26>();                     // reported pairs
   Oversize oversize = Oversize::kReject;
 };
 
 // Stats
 //
-// Exact counts (B12) and the time split of one call. A "visit" is one (pair, shared cell) incidence met
-// while pairing; a "candidate" is a pair met in its reference cell, i.e. a distinct pair sharing a cell.
+// Exact counts (B12) of one call. A "visit" is one (pair, shared cell) incidence met while pairing; a
+// "candidate" is a pair met in its reference cell, i.e. a distinct pair sharing a cell. Stats are a pure
+// function of the input (equal inputs give equal stats); the time a call took is a Timings probe.
 struct Stats {
   std::int64_t boxes = 0;
   std::int64_t memberships = 0;      // sum over boxes of the cells at the box's level
@@ -120,9 +122,23 @@ struct Stats {
   std::int64_t pairs = 0;
   std::int64_t levels = 0;           // levels holding at least one box
   std::int64_t coarse_boxes = 0;     // boxes above level 0 (kCoarserLevels only)
-  std::int64_t validation_ns = 0;
-  std::int64_t registration_ns = 0;
-  std::int64_t pairing_ns = 0;
+};
+
+// Timings
+//
+// The wall-clock split of one call, in nanoseconds: a probe the caller asks for by passing a pointer
+// (find_pairs, Grid::create, Grid::pairs, PersistentGrid::update), never part of a result. A call fills
+// the fields of the phases it ran and leaves the others as they were; with no probe it reads no clock.
+//
+// Example:
+//   lwc::Timings t;
+//   absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(boxes, config, &t);
+//   log(t.validation_ns, t.registration_ns, t.pairing_ns);
+struct Timings {
+  std::int64_t validation_ns = 0;    // validation and placement of every box, and the budget checks
+  std::int64_t registration_ns = 0;  // registering the boxes in their cells
+  std::int64_t pairing_ns = 0;       // pairing and sorting
+  std::int64_t update_ns = 0;        // one PersistentGrid::update, whole
 };
 
 // PairsResult
@@ -205,9 +221,19 @@ namespace lwc::internal {
 
 using Clock = std::chrono::steady_clock;
 
-[[nodiscard]] inline std::int64_t nanoseconds_since(Clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-}
+// A stopwatch for an optional Timings probe: reads the clock only when there is a probe to fill.
+class Stopwatch {
+ public:
+  explicit Stopwatch(const Timings* probe) : started_(probe != nullptr ? Clock::now() : Clock::time_point{}) {}
+  // Stores the nanoseconds since construction in *field when `probe` is set; otherwise nothing.
+  void stop(Timings* probe, std::int64_t Timings::*field) const {
+    if (probe == nullptr) return;
+    probe->*field = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - started_).count();
+  }
+
+ private:
+  Clock::time_point started_;
+};
 
 // The highest level whose cell size h * 2^k is finite.
 [[nodiscard]] inline int top_level(double h) {
@@ -222,11 +248,12 @@ export namespace lwc {
 
 // GridSpec
 //
-// A validated GridConfig: h finite and positive, budgets in range. Creating one is the only way to get
-// one, so `place` and the grid need no config errors of their own.
+// A validated GridConfig: its fields are validated values, and their combination fits. Creating one is the
+// only way to get one, so `place` and the grid need no config errors of their own.
 //
 // Example:
-//   absl::StatusOr<lwc::GridSpec<2>> spec = lwc::GridSpec<2>::create({.cell_size = 2.0});
+//   absl::StatusOr<lwc::GridSpec<2>> spec = lwc::GridSpec<2>::create({.cell_size =
+// lwc::CellSize::of<2.0>()});
 //   if (!spec.ok()) return spec.status();
 //   absl::StatusOr<lwc::Placement<2>> where = spec->place(box, 7);
 template <std::size_t D>
@@ -235,23 +262,15 @@ class GridSpec {
  public:
   // create()
   //
-  // InvalidArgument when the cell size is not finite and positive, a budget is negative,
-  // max_cells_per_box < 1, or (kCoarserLevels) max_cells_per_box < 4^D: with fewer, a box straddling a
-  // cell corner would fit no level (B11).
+  // InvalidArgument when (kCoarserLevels) max_cells_per_box < 4^D: with fewer, a box straddling a cell
+  // corner would fit no level (B11). The cell size and the budgets were validated by their own create()
+  // (B6: CellSize::create, CellBudget::create, MembershipBudget::create, PairBudget::create).
   [[nodiscard]] static absl::StatusOr<GridSpec> create(const GridConfig& config) {
-    absl::StatusOr<CellSize> h = CellSize::create(config.cell_size);
-    if (!h.ok()) return absl::InvalidArgumentError(absl::StrCat(h.status().message(), " (B6)"));
-    const Budgets& b = config.budgets;
-    if (b.max_cells_per_box < 1 || b.max_memberships < 0 || b.max_pairs < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "budgets must be max_cells_per_box >= 1, max_memberships >= 0, max_pairs >= 0; got ",
-          b.max_cells_per_box, ", ", b.max_memberships, ", ", b.max_pairs, " (B6)"));
-    }
-    if (config.oversize == Oversize::kCoarserLevels && b.max_cells_per_box < kCornerCells) {
+    if (config.oversize == Oversize::kCoarserLevels && config.max_cells_per_box.value() < kCornerCells) {
       return absl::InvalidArgumentError(absl::StrCat("kCoarserLevels needs max_cells_per_box >= ", kCornerCells,
-                                                     " (4^D), got ", b.max_cells_per_box, " (B11)"));
+                                                     " (4^D), got ", config.max_cells_per_box.value(), " (B11)"));
     }
-    return GridSpec(config, *h);
+    return GridSpec(config);
   }
 
   [[nodiscard]] const GridConfig& config() const noexcept { return config_; }
@@ -265,7 +284,7 @@ class GridSpec {
   // which its cells are int64 and at most max_cells_per_box (B11); every valid box has one.
   [[nodiscard]] absl::StatusOr<Placement<D>> place(const Box<D>& box, std::size_t index) const {
     if (absl::Status s = validate_box(box, index); !s.ok()) return s;
-    const std::int64_t budget = config_.budgets.max_cells_per_box;
+    const std::int64_t budget = config_.max_cells_per_box.value();
     absl::StatusOr<CellRange<D>> base = cell_range(box, h_);
     if (base.ok()) {
       const absl::uint128 count = cell_count(*base);
@@ -285,13 +304,13 @@ class GridSpec {
  private:
   static constexpr std::int64_t kCornerCells = D == 2 ? 16 : 64;
 
-  GridSpec(const GridConfig& config, CellSize h) : config_(config), h_(h) {}
+  explicit GridSpec(const GridConfig& config) : config_(config), h_(config.cell_size) {}
 
   // The level search for kCoarserLevels. "Fits at level k" is monotone in k (docs B11: a cell at 2h is
   // the floor of half the cell at h), so it starts from a lower bound read off the exponents and steps up.
   [[nodiscard]] absl::StatusOr<Placement<D>> place_coarse(const Box<D>& box, std::size_t index) const {
     const double h = h_.value();
-    const std::int64_t budget = config_.budgets.max_cells_per_box;
+    const std::int64_t budget = config_.max_cells_per_box.value();
     // Lower bound: the widest axis has more than extent / h_k cells, and a coordinate v needs
     // |v| / h_k <= 2^63. Both are compared through binary exponents, rounding toward smaller k.
     int start = 0;

@@ -25,8 +25,9 @@ import lwc.broadphase;
 
 namespace lwc::testing {
 
-// A cell size for scenes: the seed's sizes, non-dyadic ones, powers of two far from 1, and now and then
-// an extreme one (the smallest subnormal, DBL_MAX, a random positive double) where most scenes fail.
+// A cell size for scenes: the centre-cell spatial-hash example's sizes, non-dyadic ones, powers of two far
+// from 1, and now and then an extreme one (the smallest subnormal, DBL_MAX, a random positive double) where
+// most scenes fail.
 inline rc::Gen<double> scene_cell_size() {
   return rc::gen::weightedOneOf<double>({
       {8, rc::gen::element(0.5, 1.0, 2.0, 3.0, 0.1, 1.0 / 3.0, 0.75, 1e-3, 1e3, 0x1p-20, 0x1p20)},
@@ -42,9 +43,9 @@ inline double nudge(double v, int steps) {
   return v;
 }
 
-// A finite coordinate for cell size h: on or a few ulps around a cell boundary k * h, on the seed's
-// half-unit grid, signed zeros, or (rarely, about one scene in ten, since most then leave int64 cells)
-// an extreme magnitude.
+// A finite coordinate for cell size h: on or a few ulps around a cell boundary k * h, on the centre-cell
+// spatial-hash example's half-unit grid, signed zeros, or (rarely, about one scene in ten, since most then
+// leave int64 cells) an extreme magnitude.
 inline rc::Gen<double> scene_coordinate(double h) {
   return rc::gen::weightedOneOf<double>({
       {600, rc::gen::map(rc::gen::pair(rc::gen::inRange(-12, 13), rc::gen::weightedOneOf<int>(

@@ -31,8 +31,8 @@ inline std::ostream& operator<<(std::ostream& os, const Cell& c) {
   return os << "(" << c.x << ", " << c.y << ")";
 }
 
-// A chunk size for a committer: 1 (chunks are cells, so runs reach the int64 ends), the seed's 16, and
-// other sizes, powers of two or not, up to INT64_MAX.
+// A chunk size for a committer: 1 (chunks are cells, so runs reach the int64 ends), the tilemap dirty-chunk
+// example's 16, and other sizes, powers of two or not, up to INT64_MAX.
 inline rc::Gen<std::int64_t> commit_chunk_size() {
   return rc::gen::weightedOneOf<std::int64_t>({
       {4, rc::gen::just<std::int64_t>(1)},

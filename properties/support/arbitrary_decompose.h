@@ -60,8 +60,8 @@ inline rc::Gen<std::int64_t> any_int64() {
   });
 }
 
-// A valid chunk size: 1, INT64_MAX and its neighbours, powers of two and their neighbours, the seed's
-// sizes (3, 16, 1000), small and random positive values.
+// A valid chunk size: 1, INT64_MAX and its neighbours, powers of two and their neighbours, the
+// truncating-division example's sizes (3, 16, 1000), small and random positive values.
 inline rc::Gen<std::int64_t> positive_size() {
   return rc::gen::weightedOneOf<std::int64_t>({
       {3, rc::gen::element<std::int64_t>(1, 2, 3, 16, 1000, kInt64Max, kInt64Max - 1, kInt64Max / 2,

@@ -26,7 +26,8 @@ import lwc.contracts.rebase;
 
 namespace lwc::testing {
 
-// A cell size: the seeds' (1024; 102400 cm), 1, odd sizes, 2^53 and its neighbours, random in [1, 2^53].
+// A cell size: the floating-origin examples' (1024; 102400 cm), 1, odd sizes, 2^53 and its neighbours, random
+// in [1, 2^53].
 inline rc::Gen<std::int64_t> rebase_cell_size() {
   return rc::gen::weightedOneOf<std::int64_t>({
       {4, rc::gen::element<std::int64_t>(1, 2, 3, 16, 1000, 1024, 102400, std::int64_t{1} << 53,
@@ -109,20 +110,20 @@ inline rc::Gen<std::int64_t> cell_near(std::int64_t near, std::int64_t spread) {
   });
 }
 
-template <std::size_t N>
-inline rc::Gen<CellIndex<N>> cell_index(rc::Gen<std::int64_t> axis) {
-  return rc::gen::map(rc::gen::container<std::array<std::int64_t, N>>(std::move(axis)),
-                      [](const std::array<std::int64_t, N>& a) { return CellIndex<N>(a); });
+template <std::size_t D>
+inline rc::Gen<CellIndex<D>> cell_index(rc::Gen<std::int64_t> axis) {
+  return rc::gen::map(rc::gen::container<std::array<std::int64_t, D>>(std::move(axis)),
+                      [](const std::array<std::int64_t, D>& a) { return CellIndex<D>(a); });
 }
 
 // A normalised position with cells near `origin` (inside, at and just beyond the bubble), anywhere, or
 // at the other end of int64.
-template <std::size_t N>
-inline rc::Gen<WorldPosition<N>> position_near(const contracts::RenderSpec& spec, const CellIndex<N>& origin) {
+template <std::size_t D>
+inline rc::Gen<WorldPosition<D>> position_near(const contracts::RenderSpec& spec, const CellIndex<D>& origin) {
   const std::int64_t reach = spec.bubble_units / spec.cell_size + 2;
   return rc::gen::exec([spec, origin, reach] {
-    WorldPosition<N> p;
-    for (std::size_t a = 0; a < N; ++a) {
+    WorldPosition<D> p;
+    for (std::size_t a = 0; a < D; ++a) {
       p.cell[a] = *rc::gen::weightedOneOf<std::int64_t>({
           {6, cell_near(origin[a], std::min<std::int64_t>(reach, 1000))},
           {2, cell_near(origin[a], 1)},
@@ -140,12 +141,12 @@ inline rc::Gen<WorldPosition<N>> position_near(const contracts::RenderSpec& spec
 
 // A position whose exact render value on each axis is the midpoint between two neighbouring floats, or
 // a few doubles away from it: where rounding twice (double, then float) goes wrong.
-template <std::size_t N>
-inline rc::Gen<WorldPosition<N>> position_on_float_midpoint(const contracts::RenderSpec& spec,
-                                                            const CellIndex<N>& origin) {
+template <std::size_t D>
+inline rc::Gen<WorldPosition<D>> position_on_float_midpoint(const contracts::RenderSpec& spec,
+                                                            const CellIndex<D>& origin) {
   return rc::gen::exec([spec, origin] {
-    WorldPosition<N> p;
-    for (std::size_t a = 0; a < N; ++a) {
+    WorldPosition<D> p;
+    for (std::size_t a = 0; a < D; ++a) {
       // A float y inside the bubble with at least one float above it, and the midpoint to that one.
       const auto d = static_cast<double>(spec.units_per_render_unit);
       const double limit = static_cast<double>(spec.bubble_units) / d;

@@ -29,8 +29,8 @@ function* splitmix64(seed) {
   }
 }
 
-// [x, size]: the seed's cases near the origin, the neighbourhood of 2^53, the int64 ends, then random
-// int64s and random values near +-2^53..2^62.
+// [x, size]: the truncating-division example's cases near the origin, the neighbourhood of 2^53, the int64
+// ends, then random int64s and random values near +-2^53..2^62.
 function inputs() {
   const cases = [
     [-1n, 1000n], [-1000n, 1000n], [-1001n, 1000n], [0n, 1000n], [999n, 1000n], [1000n, 1000n],

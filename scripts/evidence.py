@@ -129,7 +129,8 @@ def reproduce_command(binary, case, rc_params):
 def failure_text(case, lines=12):
     """The first lines of a testcase's failure messages, indented."""
     text = "\n".join(f.get("failure", "") for f in case.get("failures", []))
-    kept = [l for l in text.strip().splitlines() if l.strip()]
+    noise = re.compile(r"^(Failed|Reproduce: RC_PARAMS=.*|.*support/property\.h:\d+)$")  # said elsewhere
+    kept = [l for l in text.strip().splitlines() if l.strip() and not noise.match(l)]
     return "\n".join("    " + l for l in kept[:lines] + (["..."] if len(kept) > lines else []))
 
 
@@ -428,7 +429,7 @@ def report(build_dir, out):
                           "coverage": None if cov is None else {"lines_percent": cov[0], "branches_percent": cov[1]},
                           "mutants": m})
     print(line)
-    print(f"{len(rows)} clauses, {failed} failed; properties: {run['cases_per_property']} cases each "
+    print(f"{len(known)} clauses, {failed} failed; properties: {run['cases_per_property']} cases each "
           f"(seed {run['seed']}), fuzzing: {run['fuzz_seconds_per_target']}s per target; "
           f"{run['elapsed_seconds']}s")
     if summary is None:
@@ -535,6 +536,7 @@ def cmd_clauses(args):
 
 
 def main():
+    sys.stdout.reconfigure(line_buffering=True)  # the report and the progress on stderr stay in order
     parser = argparse.ArgumentParser(description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("audit", help="run every property suite, exhaustive check and fuzz target; report")

@@ -77,6 +77,11 @@ def fuzz_clauses(target):
     return []
 
 
+def binaries(build_dir, folder, suffix):
+    """The executables build_dir/folder/*suffix, sorted."""
+    return sorted(p for p in (Path(build_dir) / folder).glob(f"*{suffix}") if p.is_file() and os.access(p, os.X_OK))
+
+
 def clause_of(test_name):
     """D1_Reconstructs -> D1; the first id of a test named after the clauses it checks."""
     return test_name.split("_", 1)[0]
@@ -201,7 +206,7 @@ def cmd_fuzz(args):
 # behind the fixed seed CI otherwise uses.
 
 def cmd_seeds(args):
-    suites = sorted(p for p in (Path(args.build_dir) / "properties").glob("*_props") if os.access(p, os.X_OK))
+    suites = binaries(args.build_dir, "properties", "_props")
     if not suites:
         sys.exit(f"[lwc] error: no property suites in {rel(args.build_dir)}/properties")
     seeds = [random.SystemRandom().getrandbits(63) for _ in range(args.count)]
@@ -246,7 +251,7 @@ def cmd_audit(args):
     out = Path(args.out)
     evidence = out / "evidence"
     rc_params = f"seed={seed} max_success={args.cases}"
-    for suite in sorted((Path(args.build_dir) / "properties").glob("*_props")):
+    for suite in binaries(args.build_dir, "properties", "_props"):
         say(f"properties: {suite.stem.removesuffix('_props')} ({args.cases} cases per property, seed {seed})")
         status, cases, crashed = run_gtest(suite, evidence / f"{suite.name}.json", out / f"{suite.name}.log",
                                            rc_params)
@@ -255,10 +260,14 @@ def cmd_audit(args):
                   file=sys.stderr)
         if crashed:
             say(f"{suite.name} died in {crashed}: see {rel(out)}/{suite.name}.log")
-    for binary in sorted((Path(args.build_dir) / "exhaustive").glob("*_exhaustive")):
+    for binary in binaries(args.build_dir, "exhaustive", "_exhaustive"):
         say(f"exhaustive: {binary.stem.removesuffix('_exhaustive')} (every input in the small scope)")
         t0 = time.monotonic()
         status, cases, crashed = run_gtest(binary, evidence / f"{binary.name}.json", out / f"{binary.name}.log")
+        for c in cases:
+            for key in (k for k in c if k.startswith("exhaustive.")):
+                print(f"  {key.split('.', 1)[1]:<40} {int(c[key]):>16} cases  {'FAILED' if c['failed'] else 'ok'}",
+                      file=sys.stderr)
         say(f"exhaustive: {binary.name} {'ok' if status == 0 else 'FAILED'} in {time.monotonic() - t0:.0f} s")
     fuzz = {}
     for t in fuzz_targets():
@@ -371,9 +380,9 @@ def report(build_dir, out):
                                      "command": reproduce_command(binary, case, rc_params) if kind == "property"
                                      else f"{rel(binary)} --gtest_filter={case['suite']}.{case['name']}"})
 
-    for binary in sorted((build_dir / "properties").glob("*_props")):
+    for binary in binaries(build_dir, "properties", "_props"):
         gtest_evidence("property", binary, binary.name.removesuffix("_props"))
-    for binary in sorted((build_dir / "exhaustive").glob("*_exhaustive")):
+    for binary in binaries(build_dir, "exhaustive", "_exhaustive"):
         gtest_evidence("exhaustive", binary, binary.name.removesuffix("_exhaustive"))
     fuzz_runs = json.loads((evidence / "fuzz.json").read_text()) if (evidence / "fuzz.json").exists() else {}
     for target, result in fuzz_runs.items():

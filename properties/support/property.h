@@ -1,11 +1,12 @@
 // File: properties/support/property.h
 //
 // LWC_PROP: a RapidCheck property registered as a GoogleTest, like RC_GTEST_PROP, that also reports how
-// many cases it ran. `./lwc audit` reads the "[lwc-prop]" line to fill the per-clause case column, and
-// GoogleTest's XML/JSON output carries the same figure as the `rc_cases` property.
+// many cases it ran. GoogleTest's XML/JSON output carries the figure as the `rc_cases` property, which
+// `./lwc audit` reads (scripts/evidence.py) for the per-clause case column; "[lwc-prop]" is for people.
 //
 // Name every property after the clause it verifies, clause id first: LWC_PROP(Decompose, D1_Reconstructs,
-// (...)). Reproduce a failure with the RC_PARAMS="reproduce=..." line it prints.
+// (...)). A failure's message ends with the RC_PARAMS="reproduce=..." that replays its counterexample,
+// and the JSON output carries the same string as the `rc_reproduce` property.
 //
 // LWC_PROP_SCALED(Suite, Name, divisor, ArgList) runs max_success / divisor cases (at least 1): for a
 // property whose single case is expensive (an O(n^2) oracle, a long rc::state sequence), so that one
@@ -15,6 +16,7 @@
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
+#include <rapidcheck/detail/Configuration.h>
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
@@ -47,6 +49,16 @@ void check_property(Testable&& testable, int divisor = 1) {
   } else {
     std::ostringstream message;
     rc::detail::printResultMessage(result, message);
+    if (result.template is<rc::detail::FailureResult>()) {
+      // The same string RapidCheck prints at exit, for this property alone, so that the failure text
+      // and the JSON report name it (the exit message does not reach GoogleTest's output files).
+      rc::detail::Configuration config = rc::detail::configuration();
+      config.reproduce = {{metadata.id, result.template get<rc::detail::FailureResult>().reproduce}};
+      const std::string reproduce = rc::detail::configToMinimalString(config);
+      ::testing::Test::RecordProperty("rc_reproduce", reproduce);
+      message << "\nReproduce: RC_PARAMS=\"" << reproduce << "\" " << ::testing::internal::GetArgvs()[0]
+              << " --gtest_filter=" << info->test_suite_name() << "." << info->name();
+    }
     FAIL() << message.str() << std::endl;
   }
 }

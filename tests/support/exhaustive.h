@@ -1,7 +1,7 @@
 // File: tests/support/exhaustive.h
 //
-// What every tests/<contract>_exhaustive.cc shares: the line `./lwc audit` parses for its "exhaustive"
-// column, and a split of a case range across the machine's cores.
+// What every tests/<contract>_exhaustive.cc shares: the per-clause case counts `./lwc audit` reads from
+// GoogleTest's JSON output for its "exhaustive" column, and a split of a case range across the cores.
 #ifndef LWC_TESTS_SUPPORT_EXHAUSTIVE_H_
 #define LWC_TESTS_SUPPORT_EXHAUSTIVE_H_
 
@@ -9,15 +9,20 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace lwc::exhaustive {
 
 // report()
 //
-// Prints "[lwc-exhaustive] <contract> <clause> cases=<n>": one line per clause a run covered.
+// Records the test property "exhaustive.<contract>.<clause>" = n (a string: n can pass INT_MAX), once per
+// clause a test covered, and prints the same as "[lwc-exhaustive] <contract> <clause> cases=<n>" for people.
 inline void report(const char* contract, const char* clause, std::uint64_t cases) {
+  ::testing::Test::RecordProperty(std::string("exhaustive.") + contract + "." + clause, std::to_string(cases));
   std::printf("[lwc-exhaustive] %s %s cases=%llu\n", contract, clause, static_cast<unsigned long long>(cases));
 }
 

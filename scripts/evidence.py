@@ -1,0 +1,580 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# File: scripts/evidence.py
+#
+# The evidence behind `./lwc audit`, `./lwc fuzz`, `./lwc test --seeds N` and `./lwc clauses`: it runs the
+# built property suites, exhaustive checks and fuzz targets, reads what they report (GoogleTest's JSON
+# output: the `rc_cases`, `rc_reproduce` and `exhaustive.<contract>.<clause>` test properties; libFuzzer's
+# final stats), and writes the per-clause report and docs/clauses.md.
+#
+# Why Python 3 with the standard library only, not C++ with simdjson: this is glue between tools, not
+# part of the library. It reads JSON written by other programs and Markdown and source text written by
+# people, runs processes and prints tables; `./lwc clauses --check` must work on a tree that was never
+# built (CI's clause step, a contributor's editor), and a C++ tool would need a configured build first
+# and a second copy of what CMake already knows. Debian's `python3` is one package (the driver's setup
+# installs it) and json, re, subprocess and argparse are all this needs.
+#
+# The tree is discovered, never listed here: clauses are the headings "### <ID> — <statement>" of
+# docs/<contract>.md; a property or exhaustive test named <ID>_... verifies clause <ID>; a fuzz target
+# fuzz/<contract>_fuzzer.cc declares the clauses each execution checks on its "lwc-clauses:" line.
+import argparse
+import concurrent.futures
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADING = re.compile(r"^### ([A-Z][0-9]+) — (.*)$")
+ADVICE = ("A failed property is a library bug or a property bug: run the command above, read the shrunk\n"
+          "counterexample, fix whichever is wrong, and keep the case as a named regression test in\n"
+          "tests/<contract>_test.cc with its reproduce= string in a comment (README.md, \"Reproducing a\n"
+          "property failure\").")
+
+
+def say(message):
+    print(f"\033[1m[lwc]\033[0m {message}", file=sys.stderr, flush=True)
+
+
+def jobs():
+    return max(1, int(os.environ.get("LWC_JOBS") or os.cpu_count() or 2))
+
+
+def rel(path):
+    try:
+        return str(Path(path).resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The tree: clauses, fuzz targets.
+
+def clauses():
+    """[(contract, id, statement)] of every docs/<contract>.md, in file order."""
+    out = []
+    for doc in sorted((ROOT / "docs").glob("*.md")):
+        for line in doc.read_text(encoding="utf-8").splitlines():
+            m = HEADING.match(line)
+            if m:
+                out.append((doc.stem, m.group(1), m.group(2)))
+    return out
+
+
+def fuzz_targets():
+    return sorted(p.stem for p in (ROOT / "fuzz").glob("*_fuzzer.cc"))
+
+
+def fuzz_clauses(target):
+    """The ids on the first "lwc-clauses:" line of fuzz/<target>.cc."""
+    for line in (ROOT / "fuzz" / f"{target}.cc").read_text(encoding="utf-8").splitlines():
+        if "lwc-clauses:" in line:
+            return line.split("lwc-clauses:", 1)[1].split()
+    return []
+
+
+def binaries(build_dir, folder, suffix):
+    """The executables build_dir/folder/*suffix, sorted."""
+    return sorted(p for p in (Path(build_dir) / folder).glob(f"*{suffix}") if p.is_file() and os.access(p, os.X_OK))
+
+
+def clause_of(test_name):
+    """D1_Reconstructs -> D1; the first id of a test named after the clauses it checks."""
+    return test_name.split("_", 1)[0]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Running GoogleTest binaries and reading their JSON.
+
+def run_gtest(binary, json_path, log_path, rc_params=None, gtest_filter=None):
+    """Runs one GoogleTest binary with JSON output. Returns (exit status, [testcase], crashed_test).
+
+    A binary that dies (a sanitizer report, a trap) writes no JSON: the test it was running when it died,
+    from its log, is then `crashed_test`, and the testcases are empty."""
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.unlink(missing_ok=True)
+    env = dict(os.environ)
+    if rc_params is not None:
+        env["RC_PARAMS"] = rc_params
+    args = [str(binary), "--gtest_color=no", f"--gtest_output=json:{json_path}"]
+    if gtest_filter:
+        args.append(f"--gtest_filter={gtest_filter}")
+    with open(log_path, "w", encoding="utf-8") as log:
+        status = subprocess.run(args, stdout=log, stderr=subprocess.STDOUT, env=env).returncode
+    if not json_path.exists():
+        running = None
+        for line in Path(log_path).read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("[ RUN      ] "):
+                running = line.split()[-1]
+            elif line.startswith(("[       OK ] ", "[  FAILED  ] ")):
+                running = None
+        return status, [], running or "(before any test)"
+    cases = []
+    for suite in json.loads(json_path.read_text(encoding="utf-8")).get("testsuites", []):
+        for case in suite.get("testsuite", []):
+            if case.get("result") == "SKIPPED" or case.get("status") == "NOTRUN":
+                continue
+            case["suite"] = suite["name"]
+            case["failed"] = bool(case.get("failures"))
+            cases.append(case)
+    return status, cases, None
+
+
+def reproduce_command(binary, case, rc_params):
+    """The exact command that replays a failed property: its own reproduce= string when RapidCheck found a
+    counterexample, else the seed and case count it ran with (the run repeats: same seed, same cases)."""
+    params = case.get("rc_reproduce") or rc_params
+    return f'RC_PARAMS="{params}" {rel(binary)} --gtest_filter={case["suite"]}.{case["name"]}'
+
+
+def failure_text(case, lines=12):
+    """The first lines of a testcase's failure messages, indented."""
+    text = "\n".join(f.get("failure", "") for f in case.get("failures", []))
+    noise = re.compile(r"^(Failed|Reproduce: RC_PARAMS=.*|.*support/property\.h:\d+)$")  # said elsewhere
+    kept = [l for l in text.strip().splitlines() if l.strip() and not noise.match(l)]
+    return "\n".join("    " + l for l in kept[:lines] + (["..."] if len(kept) > lines else []))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Fuzzing (libFuzzer has no JSON output: its final stats are the record).
+
+def run_fuzzer(fuzz_dir, target, seconds, fork_jobs=1):
+    """Runs one target over its committed corpus (read-only: new inputs go to build/fuzz-corpus/<target>).
+    Returns (executions, ok)."""
+    binary = Path(fuzz_dir) / "fuzz" / target
+    if not binary.exists():
+        sys.exit(f"[lwc] error: no fuzz binary {rel(binary)}")
+    new = ROOT / "build" / "fuzz-corpus" / target
+    logs = ROOT / "build" / "fuzz-logs"
+    artifacts = ROOT / "build" / "fuzz-artifacts"
+    for d in (new, logs, artifacts):
+        d.mkdir(parents=True, exist_ok=True)
+    args = [str(binary), f"-max_total_time={seconds}", "-print_final_stats=1",
+            f"-artifact_prefix={artifacts}/{target}-"]
+    if (ROOT / "fuzz" / f"{target}.dict").exists():
+        args.append(f"-dict={ROOT / 'fuzz' / f'{target}.dict'}")
+    if fork_jobs > 1:
+        args.append(f"-fork={fork_jobs}")
+    args += [str(new), str(ROOT / "fuzz" / "corpus" / target)]
+    log_path = logs / f"{target}.log"
+    with open(log_path, "w", encoding="utf-8") as log:
+        ok = subprocess.run(args, stdout=log, stderr=subprocess.STDOUT).returncode == 0
+    text = log_path.read_text(encoding="utf-8", errors="replace")
+    executions = sum(int(n) for n in re.findall(r"^stat::number_of_executed_units:\s*(\d+)", text, re.M))
+    if executions == 0:  # fork mode prints no final stats: the last progress line counts
+        progress = re.findall(r"^#(\d+)", text, re.M)
+        executions = int(progress[-1]) if progress else 0
+    if not ok:
+        for line in [l for l in text.splitlines()
+                     if re.search(r"contract violated|ERROR: |runtime error|Test unit written", l)][:5]:
+            print(line, file=sys.stderr)
+        say(f"{target}: crash; log {rel(log_path)}, reproducer in build/fuzz-artifacts/ "
+            f"(commit it to fuzz/corpus/{target} and add a named regression test in tests/)")
+    return executions, ok
+
+
+def cmd_fuzz(args):
+    targets = [args.target.removesuffix("_fuzzer") + "_fuzzer"] if args.target else fuzz_targets()
+    failed = False
+    for t in targets:
+        if not (ROOT / "fuzz" / f"{t}.cc").exists():
+            sys.exit(f"[lwc] error: no fuzz target fuzz/{t}.cc (have: {' '.join(fuzz_targets())})")
+        say(f"fuzzing {t} for {args.seconds}s (jobs {args.jobs})")
+        executions, ok = run_fuzzer(args.fuzz_dir, t, args.seconds, args.jobs)
+        say(f"{t}: executions={executions} status={'ok' if ok else 'crash'}")
+        failed |= not ok
+        if args.merge:
+            corpus = ROOT / "fuzz" / "corpus" / t
+            before = len(list(corpus.iterdir()))
+            merge_log = ROOT / "build" / "fuzz-logs" / f"{t}.merge.log"
+            with open(merge_log, "w") as log:
+                if subprocess.run([str(Path(args.fuzz_dir) / "fuzz" / t), "-merge=1", str(corpus),
+                                   str(ROOT / "build" / "fuzz-corpus" / t)],
+                                  stdout=log, stderr=subprocess.STDOUT).returncode != 0:
+                    sys.exit(f"[lwc] error: merge failed for {t} (log {rel(merge_log)})")
+            after = len(list(corpus.iterdir()))
+            say(f"{t}: merged {after - before} inputs with new coverage into fuzz/corpus/{t} ({after} in all)")
+    return 1 if failed else 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# Fresh seeds: every property suite under N new random seeds, so a seed-dependent bug cannot hide
+# behind the fixed seed CI otherwise uses.
+
+def cmd_seeds(args):
+    suites = binaries(args.build_dir, "properties", "_props")
+    if not suites:
+        sys.exit(f"[lwc] error: no property suites in {rel(args.build_dir)}/properties")
+    seeds = [random.SystemRandom().getrandbits(63) for _ in range(args.count)]
+    out = Path(args.build_dir) / "seeds"
+    say(f"{len(suites)} property suites x {args.count} fresh seeds ({', '.join(map(str, seeds))}), "
+        f"{args.cases} cases per property")
+    runs = [(seed, suite) for seed in seeds for suite in suites]
+
+    def run(item):
+        seed, suite = item
+        rc_params = f"seed={seed} max_success={args.cases}"
+        stem = f"{suite.name}.{seed}"
+        return item, rc_params, run_gtest(suite, out / f"{stem}.json", out / f"{stem}.log", rc_params)
+
+    failures = 0
+    with concurrent.futures.ThreadPoolExecutor(jobs()) as pool:
+        for (seed, suite), rc_params, (status, cases, crashed) in pool.map(run, runs):
+            bad = [c for c in cases if c["failed"]]
+            if crashed or (status != 0 and not bad):
+                failures += 1
+                print(f"seed {seed}: {suite.name} died in {crashed} (log {rel(out)}/{suite.name}.{seed}.log)\n"
+                      f'  reproduce: RC_PARAMS="{rc_params}" {rel(suite)} --gtest_filter={crashed}')
+            for case in bad:
+                failures += 1
+                print(f"seed {seed}: FAILED {case['suite']}.{case['name']}\n{failure_text(case)}\n"
+                      f"  reproduce: {reproduce_command(suite, case, rc_params)}")
+            if not bad and not crashed and status == 0:
+                say(f"seed {seed}: {suite.name} {len(cases)} properties passed")
+    if failures:
+        print(f"\n{failures} failures under fresh seeds.\n{ADVICE}")
+        return 1
+    say(f"every property passed under {args.count} fresh seeds ({args.cases} cases each)")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# The audit: run everything, then one row per clause.
+
+def cmd_audit(args):
+    started = time.monotonic()
+    seed = random.SystemRandom().getrandbits(63) if args.seed == "random" else int(args.seed)
+    out = Path(args.out)
+    evidence = out / "evidence"
+    rc_params = f"seed={seed} max_success={args.cases}"
+    for suite in binaries(args.build_dir, "properties", "_props"):
+        say(f"properties: {suite.stem.removesuffix('_props')} ({args.cases} cases per property, seed {seed})")
+        status, cases, crashed = run_gtest(suite, evidence / f"{suite.name}.json", out / f"{suite.name}.log",
+                                           rc_params)
+        for c in cases:
+            print(f"  {c['name']:<40} " + ("FAILED" if c["failed"] else f"{int(c.get('rc_cases', 0)):>10} cases  ok"),
+                  file=sys.stderr)
+        if crashed:
+            say(f"{suite.name} died in {crashed}: see {rel(out)}/{suite.name}.log")
+    for binary in binaries(args.build_dir, "exhaustive", "_exhaustive"):
+        say(f"exhaustive: {binary.stem.removesuffix('_exhaustive')} (every input in the small scope)")
+        t0 = time.monotonic()
+        status, cases, crashed = run_gtest(binary, evidence / f"{binary.name}.json", out / f"{binary.name}.log")
+        for c in cases:
+            for key in (k for k in c if k.startswith("exhaustive.")):
+                print(f"  {key.split('.', 1)[1]:<40} {int(c[key]):>16} cases  {'FAILED' if c['failed'] else 'ok'}",
+                      file=sys.stderr)
+        say(f"exhaustive: {binary.name} {'ok' if status == 0 else 'FAILED'} in {time.monotonic() - t0:.0f} s")
+    fuzz = {}
+    for t in fuzz_targets() if args.seconds > 0 else []:  # --seconds 0: a quick audit without fuzzing
+        say(f"fuzzing: {t} for {args.seconds}s (clauses: {' '.join(fuzz_clauses(t))})")
+        executions, ok = run_fuzzer(args.fuzz_dir, t, args.seconds)
+        print(f"  {t:<40} {executions:>10} executions  {'ok' if ok else 'crash'}", file=sys.stderr)
+        fuzz[t] = {"executions": executions, "ok": ok}
+    (evidence / "fuzz.json").write_text(json.dumps(fuzz, indent=2) + "\n")
+    run = {"seed": seed, "cases_per_property": args.cases, "fuzz_seconds_per_target": args.seconds,
+           "elapsed_seconds": round(time.monotonic() - started)}
+    (evidence / "run.json").write_text(json.dumps(run, indent=2) + "\n")
+    return report(Path(args.build_dir), out)
+
+
+def coverage_of(summary, contract):
+    """(lines %, branches %) of modules/<contract>.cppm and modules/<contract>/*.cppm, or None.
+
+    summary.json's "files" maps a path to {"lines_percent", "branches_percent"} and, when it has them,
+    "lines_count"/"lines_covered"/"branches_count"/"branches_covered": with counts the files are pooled
+    exactly; without, a contract of several files shows its lowest file (a percentage cannot be pooled)."""
+    files = [v for k, v in (summary or {}).get("files", {}).items()
+             if re.search(rf"(^|/)modules/{re.escape(contract)}(\.cppm|/[^/]+\.cppm)$", k)]
+    if not files:
+        return None
+    figures = []
+    for kind in ("lines", "branches"):
+        if all(f"{kind}_count" in f and f"{kind}_covered" in f for f in files):
+            count = sum(f[f"{kind}_count"] for f in files)
+            figures.append(100.0 * sum(f[f"{kind}_covered"] for f in files) / count if count else 100.0)
+        else:
+            values = [f[f"{kind}_percent"] for f in files if f.get(f"{kind}_percent") is not None]
+            figures.append(min(values) if values else None)
+    return tuple(figures)
+
+
+def mutants(path):
+    """{(contract, id): {"killed", "total", "survived": [mutant ids]}} from build/mutants/results.tsv:
+    contract, mutant_id, clauses (space-separated), status (killed|survived|no-build), evidence. A mutant
+    that does not build proves nothing and is not counted."""
+    table = {}
+    if not path.exists():
+        return None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        fields = line.split("\t")
+        if len(fields) < 4 or fields[3] not in ("killed", "survived"):
+            continue
+        contract, mutant, ids, status = fields[:4]
+        for clause in ids.split():
+            entry = table.setdefault((contract, clause), {"killed": 0, "total": 0, "survived": []})
+            entry["total"] += 1
+            if status == "killed":
+                entry["killed"] += 1
+            else:
+                entry["survived"].append({"mutant": mutant, "evidence": fields[4] if len(fields) > 4 else ""})
+    return table
+
+
+def report(build_dir, out):
+    """Reads build/audit/evidence/*.json (written by cmd_audit) and prints one row per clause of every
+    docs/<contract>.md. A clause passes when it has evidence and none of it failed. Returns 1 if any failed."""
+    evidence = out / "evidence"
+    run = json.loads((evidence / "run.json").read_text())
+    props, nprops, exh, fuzz, nfuzz, bad, broken, seen = {}, {}, {}, {}, {}, set(), set(), set()
+    failures = []
+    rc_params = f"seed={run['seed']} max_success={run['cases_per_property']}"
+
+    def gtest_evidence(kind, binary, contract):
+        path = evidence / f"{binary.name}.json"
+        if not path.exists():
+            broken.add(contract)
+            log = out / f"{binary.name}.log"
+            running = None
+            if log.exists():
+                for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+                    if line.startswith("[ RUN      ] "):
+                        running = line.split()[-1]
+                    elif line.startswith(("[       OK ] ", "[  FAILED  ] ")):
+                        running = None
+            failures.append({"contract": contract, "test": running or binary.name, "kind": kind,
+                             "message": f"    {binary.name} died (log {rel(log)})",
+                             "command": (f'RC_PARAMS="{rc_params}" ' if kind == "property" else "")
+                                        + f"{rel(binary)}" + (f" --gtest_filter={running}" if running else "")})
+            return
+        for suite in json.loads(path.read_text()).get("testsuites", []):
+            for case in suite.get("testsuite", []):
+                if case.get("status") == "NOTRUN" or case.get("result") == "SKIPPED":
+                    continue
+                case["suite"] = suite["name"]
+                failed = bool(case.get("failures"))
+                if kind == "property":
+                    key = (contract, clause_of(case["name"]))
+                    seen.add(key)
+                    props[key] = props.get(key, 0) + (0 if failed else int(case.get("rc_cases", 0)))
+                    nprops[key] = nprops.get(key, 0) + 1
+                    if failed:
+                        bad.add(key)
+                else:
+                    ids = [k.split(".")[2] for k in case if k.startswith(f"exhaustive.{contract}.")]
+                    for clause in ids:
+                        key = (contract, clause)
+                        seen.add(key)
+                        exh[key] = exh.get(key, 0) + int(case[f"exhaustive.{contract}.{clause}"])
+                        if failed:
+                            bad.add(key)
+                    if failed and not ids:
+                        broken.add(contract)
+                if failed:
+                    failures.append({"contract": contract, "test": f"{case['suite']}.{case['name']}", "kind": kind,
+                                     "message": failure_text(case),
+                                     "command": reproduce_command(binary, case, rc_params) if kind == "property"
+                                     else f"{rel(binary)} --gtest_filter={case['suite']}.{case['name']}"})
+
+    for binary in binaries(build_dir, "properties", "_props"):
+        gtest_evidence("property", binary, binary.name.removesuffix("_props"))
+    for binary in binaries(build_dir, "exhaustive", "_exhaustive"):
+        gtest_evidence("exhaustive", binary, binary.name.removesuffix("_exhaustive"))
+    fuzz_runs = json.loads((evidence / "fuzz.json").read_text()) if (evidence / "fuzz.json").exists() else {}
+    for target, result in fuzz_runs.items():
+        contract = target.removesuffix("_fuzzer")
+        for clause in fuzz_clauses(target):
+            key = (contract, clause)
+            seen.add(key)
+            fuzz[key] = fuzz.get(key, 0) + result["executions"]
+            nfuzz[key] = nfuzz.get(key, 0) + 1
+            if not result["ok"]:
+                bad.add(key)
+        if not result["ok"]:
+            failures.append({"contract": contract, "test": target, "kind": "fuzz",
+                             "message": f"    crash; log build/fuzz-logs/{target}.log",
+                             "command": f"build/fuzz/fuzz/{target} build/fuzz-artifacts/{target}-<crash file>"})
+
+    summary_path = ROOT / "build" / "coverage-report" / "summary.json"
+    summary = json.loads(summary_path.read_text()) if summary_path.exists() else None
+    mutant_table = mutants(ROOT / "build" / "mutants" / "results.tsv")
+
+    rows, failed = [], 0
+    known = set()
+    for contract, clause, statement in clauses():
+        key = (contract, clause)
+        known.add(key)
+        total = props.get(key, 0) + fuzz.get(key, 0) + exh.get(key, 0)
+        result = "FAIL" if key in bad or contract in broken else ("pass" if total > 0 else "FAIL (no evidence)")
+        rows.append((key, statement, result))
+    for key in sorted(seen - known):
+        rows.append((key, f"(not a clause of docs/{key[0]}.md)", "FAIL (unknown id)"))
+
+    header = (f"{'contract':<10} {'id':<5} {'result':<18} {'property cases':>14} {'fuzz execs':>12} "
+              f"{'exhaustive':>14} {'coverage L/B %':>14} {'mutants':>8}  clause")
+    line = "-" * (len(header) + 60)
+    print(f"\n{header}\n{line}")
+    json_rows, warnings = [], []
+    for (contract, clause), statement, result in rows:
+        key = (contract, clause)
+        failed += result != "pass"
+        cov = coverage_of(summary, contract)
+        cov_text = "-" if cov is None else "/".join("-" if v is None else f"{v:.1f}" for v in cov)
+        m = None if mutant_table is None else mutant_table.get(key)
+        m_text = "-" if m is None else f"{m['killed']}/{m['total']}" + ("!" if m["survived"] else "")
+        if m and m["survived"]:
+            warnings += [(key, s) for s in m["survived"]]
+        x = exh.get(key, 0)
+        print(f"{contract:<10} {clause:<5} {result:<18} {props.get(key, 0):>14} {fuzz.get(key, 0):>12} "
+              f"{x if x else '-':>14} {cov_text:>14} {m_text:>8}  {statement}")
+        json_rows.append({"contract": contract, "id": clause, "statement": statement,
+                          "property_cases": props.get(key, 0), "properties": nprops.get(key, 0),
+                          "fuzz_executions": fuzz.get(key, 0), "fuzz_targets": nfuzz.get(key, 0),
+                          "exhaustive_cases": x, "result": result,
+                          "coverage": None if cov is None else {"lines_percent": cov[0], "branches_percent": cov[1]},
+                          "mutants": m})
+    print(line)
+    print(f"{len(known)} clauses, {failed} failed; properties: {run['cases_per_property']} cases each "
+          f"(seed {run['seed']}), fuzzing: {run['fuzz_seconds_per_target']}s per target; "
+          f"{run['elapsed_seconds']}s")
+    if summary is None:
+        print("coverage: - (no build/coverage-report/summary.json: run ./lwc coverage)")
+    else:
+        total = summary.get("TOTAL", summary)
+        print(f"coverage of modules/ (last ./lwc coverage): lines {total.get('lines_percent')}%, "
+              f"branches {total.get('branches_percent')}%"
+              + ("" if "files" in summary else "; per contract: - (summary.json has no \"files\" map)"))
+    if mutant_table is None:
+        print("mutants: - (no build/mutants/results.tsv)")
+    for (contract, clause), s in warnings:
+        print(f"warning: {contract} {clause}: mutant {s['mutant']} survived ({s['evidence'] or 'no evidence named'}): "
+              f"no check of {clause} tells it from the library; add one that does, or show it is equivalent")
+    for f in failures:
+        print(f"\nFAILED {f['contract']} {f['kind']} {f['test']}\n{f['message']}\n  reproduce: {f['command']}")
+    if any(f["kind"] == "property" for f in failures):
+        print(f"\n{ADVICE}")
+    report_json = dict(run)
+    if summary is not None:
+        report_json["coverage"] = summary
+    report_json.update({"failed": failed, "clauses": json_rows, "failures": failures})
+    (out / "report.json").write_text(json.dumps(report_json, indent=2, ensure_ascii=False) + "\n")
+    say(f"report written to {rel(out / 'report.json')}")
+    return 1 if failed else 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# docs/clauses.md: clause -> statement -> properties (LWC_PROP names starting with the id) -> fuzz targets
+# (their lwc-clauses line) -> tests (TEST blocks of tests/<contract>_test.cc and _exhaustive.cc that
+# mention the id; a static_assert outside any test counts as "(static_assert)").
+
+PROP = re.compile(r"LWC_PROP(?:_SCALED)?\(")
+PROP_NAME = re.compile(r".*LWC_PROP(?:_SCALED)?\([^,]*, *")
+TEST = re.compile(r"^TEST(?:_F)?\(([A-Za-z0-9_]+), *([A-Za-z0-9_]+)")
+ID = re.compile(r"(?<![A-Za-z0-9_])([A-Z][0-9]+)(?![A-Za-z0-9])")
+
+
+def generate_clauses():
+    """(docs/clauses.md text, [(contract, id) with neither a property nor a fuzz check])."""
+    out = ["# Clause traceability matrix", "",
+           "Generated by `./lwc clauses` from `docs/<contract>.md` and the code; CI fails if it is stale or if a",
+           "clause loses its last property or fuzz check. Do not edit by hand."]
+    unverified = []
+    by_contract = {}
+    for contract, clause, statement in clauses():
+        by_contract.setdefault(contract, []).append((clause, statement))
+    for contract, rows in by_contract.items():
+        props, fuzz, tests = {}, {}, {}
+        source = lambda p: (ROOT / p).read_text(encoding="utf-8").splitlines() if (ROOT / p).exists() else []
+        for line in source(f"properties/{contract}_props.cc"):
+            if PROP.search(line):
+                name = re.split(r"[, ]", PROP_NAME.sub("", line, count=1), maxsplit=1)[0]
+                props.setdefault(clause_of(name), []).append(f"`{name}`")
+        for line in source(f"fuzz/{contract}_fuzzer.cc"):
+            if "lwc-clauses:" in line:
+                for clause in line.rsplit("lwc-clauses:", 1)[1].split():
+                    fuzz[clause] = f"`{contract}_fuzzer`"
+        for path in (f"tests/{contract}_exhaustive.cc", f"tests/{contract}_test.cc"):
+            current = None
+            for line in source(path):
+                m = TEST.match(line)
+                if m:
+                    current = f"{m.group(1)}.{m.group(2)}"
+                if not current and "static_assert" not in line:
+                    continue  # helpers outside any test verify nothing alone
+                label = f"`{current or '(static_assert)'}`"
+                for clause in ID.findall(line):
+                    if label not in tests.setdefault(clause, []):
+                        tests[clause].append(label)
+        out += ["", f"## {contract} ([spec]({contract}.md))", "",
+                "| clause | statement | properties | fuzz | tests |", "|---|---|---|---|---|"]
+        for clause, statement in rows:
+            cells = [", ".join(props.get(clause, [])), fuzz.get(clause, ""), ", ".join(tests.get(clause, []))]
+            out.append(f"| {clause} | {statement} | " + " | ".join(c or "—" for c in cells) + " |")
+            if clause not in props and clause not in fuzz:
+                unverified.append((contract, clause))
+    return "\n".join(out) + "\n", unverified
+
+
+def cmd_clauses(args):
+    text, unverified = generate_clauses()
+    target = ROOT / "docs" / "clauses.md"
+    if args.check:
+        rc = 0
+        for contract, clause in unverified:
+            print(f"clause without any property or fuzz check: {contract} {clause}", file=sys.stderr)
+            rc = 1
+        current = target.read_text(encoding="utf-8") if target.exists() else ""
+        if current != text:
+            import difflib
+            sys.stderr.writelines(difflib.unified_diff(current.splitlines(True), text.splitlines(True),
+                                                       "docs/clauses.md", "generated"))
+            say("docs/clauses.md is stale: run ./lwc clauses")
+            rc = 1
+        if rc == 0:
+            say("docs/clauses.md is current and every clause has a check")
+        return rc
+    target.write_text(text, encoding="utf-8")
+    for contract, clause in unverified:
+        print(f"warning: clause without any property or fuzz check: {contract} {clause}", file=sys.stderr)
+    say("wrote docs/clauses.md")
+    return 0
+
+
+def main():
+    sys.stdout.reconfigure(line_buffering=True)  # the report and the progress on stderr stay in order
+    parser = argparse.ArgumentParser(description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("audit", help="run every property suite, exhaustive check and fuzz target; report")
+    p.add_argument("--cases", type=int, default=100000)
+    p.add_argument("--seconds", type=int, default=60)
+    p.add_argument("--seed", default="random")
+    p.add_argument("--build-dir", default=str(ROOT / "build" / "audit"))
+    p.add_argument("--fuzz-dir", default=str(ROOT / "build" / "fuzz"))
+    p.add_argument("--out", default=str(ROOT / "build" / "audit"))
+    p = sub.add_parser("report", help="print the report again from the last audit's evidence")
+    p.add_argument("--build-dir", default=str(ROOT / "build" / "audit"))
+    p.add_argument("--out", default=str(ROOT / "build" / "audit"))
+    p = sub.add_parser("seeds", help="every property suite under N fresh random seeds")
+    p.add_argument("count", type=int)
+    p.add_argument("--cases", type=int, default=200)
+    p.add_argument("--build-dir", default=str(ROOT / "build" / "dev"))
+    p = sub.add_parser("fuzz", help="run one libFuzzer target, or all")
+    p.add_argument("target", nargs="?")
+    p.add_argument("--seconds", type=int, default=60)
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--merge", action="store_true")
+    p.add_argument("--fuzz-dir", default=str(ROOT / "build" / "fuzz"))
+    p = sub.add_parser("clauses", help="regenerate docs/clauses.md; --check fails if stale or unverified")
+    p.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    if args.command == "report":
+        return report(Path(args.build_dir), Path(args.out))
+    return {"audit": cmd_audit, "seeds": cmd_seeds, "fuzz": cmd_fuzz, "clauses": cmd_clauses}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -295,9 +295,6 @@ TEST(ValueTypes, ChunkPointComparesChunkAndLocal) {  // D1 (the result type of s
   EXPECT_EQ(p, (lwc::ChunkPoint{3, 4}));
   EXPECT_NE(p, (lwc::ChunkPoint{9, 4}));
   EXPECT_NE(p, (lwc::ChunkPoint{3, 9}));
-  lwc::ChunkPoint q{0, 0};
-  q = lwc::ChunkPoint{7, 8};  // move assignment keeps both fields
-  EXPECT_EQ(q, (lwc::ChunkPoint{7, 8}));
 }
 
 TEST(ValueTypes, Int2AndInt3CompareEveryAxis) {  // D8

@@ -751,7 +751,7 @@ TEST(Persistent, ConfigIsValidatedLikeFindPairs) {
 }  // namespace
 
 // The value types compare every field (the order of pairs and contacts is lexicographic, lower field
-// first: B3's canonical order and E1's sorted contact lists rest on it) and print as documented.
+// first: the canonical order of pairs and the sorted contact lists rest on it) and print as documented.
 namespace {
 
 TEST(ValueTypes, PairComparesBothIndicesLexicographically) {  // B3
@@ -790,10 +790,10 @@ TEST(ValueTypes, HandleAndContactCompareEveryField) {  // E1 E3
 
 namespace {
 
-// B7: box indices are 32-bit, so a call with 2^32 boxes is refused before any box is read. The span lies
-// over address space that is reserved but inaccessible (PROT_NONE): reading a single box would fault, so
-// the test also shows that the refusal comes first.
 TEST(FindPairs, B7_RefusesMoreBoxesThanIndicesHold) {
+  // B7: box indices are 32-bit, so a call with 2^32 + 1 boxes is refused before any box is read. The span
+  // lies over address space that is reserved but inaccessible (PROT_NONE): reading a single box would
+  // fault, so the test also shows that the refusal comes first.
   const std::size_t n = (std::size_t{1} << 32) + 1;
   void* memory = mmap(nullptr, n * sizeof(Box2), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (memory == MAP_FAILED) GTEST_SKIP() << "cannot reserve " << n * sizeof(Box2) << " bytes of address space";

@@ -574,9 +574,8 @@ TEST(ValueTypes, PositionsPlansAndResultsCompareEveryField) {  // R1 R6
 
 namespace {
 
-// R1 in 3D too: to_fixed refuses a fractional offset, a cell whose units leave int64 (on the last axis)
-// and an unnormalised offset, as it does in 2D.
 TEST(Fixed, RefusesTheSameInputsIn3D) {  // R1
+  // As in 2D: a fractional offset, a cell whose units leave int64 (on the last axis), an unnormalised offset.
   const WorldGrid g = grid(102400);
   EXPECT_EQ(g.to_fixed(WorldPosition<3>{{0, 0, 0}, {0, 0, 0.5}}).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(g.to_fixed(WorldPosition<3>{{0, 0, kMin}, {0, 0, 0}}).status().code(), absl::StatusCode::kOutOfRange);

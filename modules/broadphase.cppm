@@ -204,32 +204,23 @@ void sort_level(Level<D>& level) {
   }
 }
 
-// Calls fn(ids, flags, count) for every cell of the level holding two or more boxes.
+// Calls fn(count) for every cell of a wide level holding two or more boxes, with their ids and flags in
+// `ids` and `flags`. Wide levels only: pair_level pairs packed levels from their words directly.
 template <std::size_t D, typename Fn>
 void for_each_shared_cell(const Level<D>& level, std::vector<std::uint32_t>& ids,
                           std::vector<std::uint32_t>& flags, Fn&& fn) {
-  const std::size_t n = level.count();
+  LWC_CHECK(!level.packed, "for_each_shared_cell reads the wide form");
+  const std::size_t n = level.wide.size();
   std::size_t i = 0;
   while (i < n) {
     std::size_t j = i + 1;
-    if (level.packed) {
-      const std::uint64_t key = level.words[i] >> level.key_shift;
-      while (j < n && (level.words[j] >> level.key_shift) == key) ++j;
-    } else {
-      while (j < n && level.wide[j].reversed == level.wide[i].reversed) ++j;
-    }
+    while (j < n && level.wide[j].reversed == level.wide[i].reversed) ++j;
     if (j - i >= 2) {
       ids.clear();
       flags.clear();
       for (std::size_t m = i; m < j; ++m) {
-        if (level.packed) {
-          const std::uint64_t w = level.words[m];
-          ids.push_back(static_cast<std::uint32_t>((w >> D) & ((std::uint64_t{1} << level.id_bits) - 1)));
-          flags.push_back(static_cast<std::uint32_t>(w & all_flags<D>()));
-        } else {
-          ids.push_back(level.wide[m].id);
-          flags.push_back(level.wide[m].flags);
-        }
+        ids.push_back(level.wide[m].id);
+        flags.push_back(level.wide[m].flags);
       }
       fn(j - i);
     }

@@ -167,12 +167,13 @@ inline float round_scaled_to_float(absl::uint128 q, bool sticky, int exp2, bool 
   const int top = width - 1 + exp2;
   const int lsb = std::max(top - (kDigits - 1), kLowestBit);
   const int shift = lsb - exp2;
+  // Invariant: shift >= width - 24 > 0, as both callers pass q of at least 25 bits: round_exact_to_float
+  // divides at least 2^116 (a 53-bit significand shifted by 64) or, off the exact path where
+  // |w + f| > 1/2, at least 2^81 (|w + f| * 2^82) by d <= 2^20, so q >= 2^61. (A q of 24 bits or fewer
+  // would be exact, with nothing to round, and sticky would have no bit to attach to.)
+  LWC_CHECK(shift > 0, "round_scaled_to_float: too few bits to round");
   float magnitude = 0;
-  if (shift <= 0) {
-    // Invariant: q has at most 24 bits here (lsb <= exp2 means width <= 24), so it is exact.
-    LWC_CHECK(!sticky, "round_scaled_to_float: too few bits to round");
-    magnitude = std::ldexp(static_cast<float>(absl::Uint128Low64(q)), exp2);
-  } else if (shift > width) {
+  if (shift > width) {
     magnitude = 0;  // below half the smallest subnormal float
   } else {
     absl::uint128 kept = q >> shift;

@@ -5,6 +5,7 @@
 // sizes), closed contact on cell boundaries, rejection with the right code and no output, budgets exactly at
 // and one over, the oversize levels and queries. Spec: docs/broadphase.md.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <iterator>
 #include <limits>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -772,6 +774,62 @@ TEST(Timings, AreAProbeTheCallerPassesNotPartOfTheResult) {
   ASSERT_TRUE(grid->update(&u).ok());
   EXPECT_GE(u.update_ns, 0);
   EXPECT_EQ(u.validation_ns, -1);
+}
+
+}  // namespace
+
+// The value types compare every field (the order of pairs and contacts is lexicographic, lower field
+// first: the canonical order of pairs and the sorted contact lists rest on it) and print as documented.
+namespace {
+
+TEST(ValueTypes, PairComparesBothIndicesLexicographically) {  // B3
+  const lwc::Pair p{1, 2};
+  EXPECT_EQ(p, (lwc::Pair{1, 2}));
+  EXPECT_NE(p, (lwc::Pair{0, 2}));
+  EXPECT_NE(p, (lwc::Pair{1, 3}));
+  EXPECT_LT(p, (lwc::Pair{1, 3}));
+  EXPECT_GT(p, (lwc::Pair{0, 9}));
+  EXPECT_EQ(::testing::PrintToString(p), "(1, 2)");
+}
+
+TEST(ValueTypes, CellRangeComparesLowAndHighCorners) {  // B9
+  const lwc::CellRange<2> r{{0, 1}, {2, 3}};
+  EXPECT_EQ(r, (lwc::CellRange<2>{{0, 1}, {2, 3}}));
+  EXPECT_NE(r, (lwc::CellRange<2>{{0, 0}, {2, 3}}));
+  EXPECT_NE(r, (lwc::CellRange<2>{{0, 1}, {2, 4}}));
+}
+
+TEST(ValueTypes, HandleAndContactCompareEveryField) {  // E1 E3
+  const lwc::Handle h{3, 7};
+  EXPECT_EQ(h, (lwc::Handle{3, 7}));
+  EXPECT_NE(h, (lwc::Handle{4, 7}));
+  EXPECT_NE(h, (lwc::Handle{3, 8}));   // the same slot, another generation, is another handle (E3)
+  EXPECT_LT(h, (lwc::Handle{3, 8}));
+  EXPECT_GT(h, (lwc::Handle{2, 99}));
+  const lwc::Contact c{{1, 0}, {2, 0}};
+  EXPECT_EQ(c, (lwc::Contact{{1, 0}, {2, 0}}));
+  EXPECT_NE(c, (lwc::Contact{{1, 1}, {2, 0}}));
+  EXPECT_NE(c, (lwc::Contact{{1, 0}, {2, 1}}));
+  EXPECT_LT(c, (lwc::Contact{{1, 0}, {2, 1}}));
+  EXPECT_GT(c, (lwc::Contact{{0, 9}, {9, 9}}));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(FindPairs, B7_RefusesMoreBoxesThanIndicesHold) {
+  // B7: box indices are 32-bit, so a call with 2^32 + 1 boxes is refused before any box is read. The span
+  // lies over address space that is reserved but inaccessible (PROT_NONE): reading a single box would
+  // fault, so the test also shows that the refusal comes first.
+  const std::size_t n = (std::size_t{1} << 32) + 1;
+  void* memory = mmap(nullptr, n * sizeof(Box2), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (memory == MAP_FAILED) GTEST_SKIP() << "cannot reserve " << n * sizeof(Box2) << " bytes of address space";
+  const std::span<const Box2> boxes(static_cast<const Box2*>(memory), n);
+  const absl::StatusOr<PairsResult> r = lwc::find_pairs(boxes, config(1));
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "4294967297 boxes")) << r.status();
+  munmap(memory, n * sizeof(Box2));
 }
 
 }  // namespace

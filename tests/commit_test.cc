@@ -548,3 +548,19 @@ TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
 }
 
 }  // namespace
+
+// A run compares every field and prints as its row and x range.
+namespace {
+
+TEST(ValueTypes, ChunkRunComparesEveryFieldAndPrints) {
+  const lwc::ChunkRun r{4, -1, 2};
+  EXPECT_EQ(r, (lwc::ChunkRun{4, -1, 2}));
+  EXPECT_NE(r, (lwc::ChunkRun{5, -1, 2}));
+  EXPECT_NE(r, (lwc::ChunkRun{4, 0, 2}));
+  EXPECT_NE(r, (lwc::ChunkRun{4, -1, 3}));
+  EXPECT_LT(r, (lwc::ChunkRun{4, -1, 3}));   // y, x_first equal: x_last decides
+  EXPECT_LT(r, (lwc::ChunkRun{5, -9, -9}));  // y decides first
+  EXPECT_EQ(::testing::PrintToString(r), "row 4, x [-1, 2]");
+}
+
+}  // namespace

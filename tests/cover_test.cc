@@ -352,3 +352,32 @@ TEST(Checker, NamesTheClauseOfEachWrongAnswer) {
 }
 
 }  // namespace
+
+// The value types compare every field, and a span contains exactly its chunks.
+namespace {
+
+TEST(ValueTypes, SpanContainsExactlyFirstToLast) {  // C1 C2
+  const lwc::ChunkSpan s = *lwc::ChunkSpan::create(-2, 3);
+  EXPECT_FALSE(s.contains(-3));
+  EXPECT_TRUE(s.contains(-2));
+  EXPECT_TRUE(s.contains(3));
+  EXPECT_FALSE(s.contains(4));
+}
+
+TEST(ValueTypes, SpansAndBoxesCompareEveryField) {  // C9
+  const lwc::ChunkSpan s = *lwc::ChunkSpan::create(1, 2);
+  const lwc::ChunkSpan t = *lwc::ChunkSpan::create(0, 2);   // first differs
+  const lwc::ChunkSpan u = *lwc::ChunkSpan::create(1, 5);   // last differs
+  EXPECT_EQ(s, *lwc::ChunkSpan::create(1, 2));
+  EXPECT_NE(s, t);
+  EXPECT_NE(s, u);
+  EXPECT_EQ((lwc::ChunkBox2{s, s}), (lwc::ChunkBox2{s, s}));
+  EXPECT_NE((lwc::ChunkBox2{s, s}), (lwc::ChunkBox2{t, s}));
+  EXPECT_NE((lwc::ChunkBox2{s, s}), (lwc::ChunkBox2{s, t}));
+  EXPECT_EQ((lwc::ChunkBox3{s, s, s}), (lwc::ChunkBox3{s, s, s}));
+  EXPECT_NE((lwc::ChunkBox3{s, s, s}), (lwc::ChunkBox3{u, s, s}));
+  EXPECT_NE((lwc::ChunkBox3{s, s, s}), (lwc::ChunkBox3{s, u, s}));
+  EXPECT_NE((lwc::ChunkBox3{s, s, s}), (lwc::ChunkBox3{s, s, u}));
+}
+
+}  // namespace

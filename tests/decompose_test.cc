@@ -286,3 +286,44 @@ TEST(CellOf, BatchNamesTheFailingIndex) {  // D11
 }
 
 }  // namespace
+
+// The value types compare every field: objects that differ in exactly one field are unequal, and the
+// ordering of Int2 and Int3 is lexicographic with x first (their std::map and sort order).
+namespace {
+
+TEST(ValueTypes, ChunkPointComparesChunkAndLocal) {  // D1 (the result type of split)
+  const lwc::ChunkPoint p{3, 4};
+  EXPECT_EQ(p, (lwc::ChunkPoint{3, 4}));
+  EXPECT_NE(p, (lwc::ChunkPoint{9, 4}));
+  EXPECT_NE(p, (lwc::ChunkPoint{3, 9}));
+}
+
+TEST(ValueTypes, Int2AndInt3CompareEveryAxis) {  // D8
+  const lwc::Int2 a{1, 2};
+  EXPECT_EQ(a, (lwc::Int2{1, 2}));
+  EXPECT_NE(a, (lwc::Int2{9, 2}));
+  EXPECT_NE(a, (lwc::Int2{1, 9}));
+  EXPECT_LT(a, (lwc::Int2{1, 3}));   // x equal: y decides
+  EXPECT_GT(a, (lwc::Int2{0, 99}));  // x decides first
+  const lwc::Int3 b{1, 2, 3};
+  EXPECT_EQ(b, (lwc::Int3{1, 2, 3}));
+  EXPECT_NE(b, (lwc::Int3{9, 2, 3}));
+  EXPECT_NE(b, (lwc::Int3{1, 9, 3}));
+  EXPECT_NE(b, (lwc::Int3{1, 2, 9}));
+  EXPECT_LT(b, (lwc::Int3{1, 2, 4}));   // x, y equal: z decides
+  EXPECT_LT(b, (lwc::Int3{1, 3, 0}));   // x equal: y decides before z
+  EXPECT_GT(b, (lwc::Int3{0, 99, 99}));
+}
+
+TEST(ValueTypes, ChunkPoint2And3CompareChunkAndLocal) {  // D8
+  const lwc::ChunkPoint2 p = lwc::split(lwc::Int2{-1, 1000}, k1000);
+  EXPECT_EQ(p, (lwc::ChunkPoint2{{-1, 1}, {999, 0}}));
+  EXPECT_NE(p, (lwc::ChunkPoint2{{-1, 0}, {999, 0}}));   // chunk differs
+  EXPECT_NE(p, (lwc::ChunkPoint2{{-1, 1}, {999, 1}}));   // local differs
+  const lwc::ChunkPoint3 q = lwc::split(lwc::Int3{-1, 1000, 1}, k1000);
+  EXPECT_EQ(q, (lwc::ChunkPoint3{{-1, 1, 0}, {999, 0, 1}}));
+  EXPECT_NE(q, (lwc::ChunkPoint3{{-1, 1, 1}, {999, 0, 1}}));
+  EXPECT_NE(q, (lwc::ChunkPoint3{{-1, 1, 0}, {999, 0, 2}}));
+}
+
+}  // namespace

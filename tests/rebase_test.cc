@@ -552,3 +552,40 @@ TEST(Checker, TheModelNamesTheClauseEachWrongAnswerBreaks) {
 }
 
 }  // namespace
+
+// The value types compare every field: a plan or a result that differs in any one field is another.
+namespace {
+
+TEST(ValueTypes, PositionsPlansAndResultsCompareEveryField) {  // R1 R6
+  const lwc::WorldPosition<2> p{{1, 2}, {0.5, 0.25}};
+  EXPECT_EQ(p, (lwc::WorldPosition<2>{{1, 2}, {0.5, 0.25}}));
+  EXPECT_NE(p, (lwc::WorldPosition<2>{{1, 3}, {0.5, 0.25}}));
+  EXPECT_NE(p, (lwc::WorldPosition<2>{{1, 2}, {0.5, 0.5}}));
+  const lwc::RenderPoint<2> r{{1.0f, 2.0f}, 3};
+  EXPECT_EQ(r, (lwc::RenderPoint<2>{{1.0f, 2.0f}, 3}));
+  EXPECT_NE(r, (lwc::RenderPoint<2>{{1.0f, 2.5f}, 3}));
+  EXPECT_NE(r, (lwc::RenderPoint<2>{{1.0f, 2.0f}, 4}));
+  const lwc::RebasePlan<2> plan{{0, 0}, {1, 1}, 5};
+  EXPECT_EQ(plan, (lwc::RebasePlan<2>{{0, 0}, {1, 1}, 5}));
+  EXPECT_NE(plan, (lwc::RebasePlan<2>{{0, 1}, {1, 1}, 5}));
+  EXPECT_NE(plan, (lwc::RebasePlan<2>{{0, 0}, {1, 2}, 5}));
+  EXPECT_NE(plan, (lwc::RebasePlan<2>{{0, 0}, {1, 1}, 6}));
+  const lwc::Rebased<2> done{{1, 1}, 6};
+  EXPECT_EQ(done, (lwc::Rebased<2>{{1, 1}, 6}));
+  EXPECT_NE(done, (lwc::Rebased<2>{{1, 2}, 6}));
+  EXPECT_NE(done, (lwc::Rebased<2>{{1, 1}, 7}));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Fixed, RefusesTheSameInputsIn3D) {  // R1
+  // As in 2D: a fractional offset, a cell whose units leave int64 (on the last axis), an unnormalised offset.
+  const WorldGrid g = grid(102400);
+  EXPECT_EQ(g.to_fixed(WorldPosition<3>{{0, 0, 0}, {0, 0, 0.5}}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(g.to_fixed(WorldPosition<3>{{0, 0, kMin}, {0, 0, 0}}).status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(g.to_fixed(WorldPosition<3>{{0, 0, 0}, {0, 102400, 0}}).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace

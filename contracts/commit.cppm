@@ -46,10 +46,28 @@ constexpr absl::uint128 kMaxExpandedChunks = absl::uint128(1) << 24;
   return absl::InvalidArgumentError(absl::StrCat(clause, why));
 }
 
+// A set of chunks as a sorted vector without duplicates: the order and contents of a std::set<Int2>,
+// held in one allocation (checkers run after every step of a fuzz input, where a node per chunk was
+// most of the cost).
+using ChunkSet = std::vector<Int2>;
+
+void sort_unique(ChunkSet& s) {
+  if (!std::is_sorted(s.begin(), s.end())) std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+}
+
+[[nodiscard]] ChunkSet set_of(std::span<const Int2> chunks) {
+  ChunkSet s(chunks.begin(), chunks.end());
+  sort_unique(s);
+  return s;
+}
+
+[[nodiscard]] bool has(const ChunkSet& s, Int2 c) { return std::binary_search(s.begin(), s.end(), c); }
+
 // The chunks of `runs` as a set; an error when a run is reversed or the runs hold too many chunks to
 // check. Overlaps are not an error here (T3 judges them): the set simply merges them.
 [[nodiscard]] absl::Status expand(absl::string_view clause, absl::string_view what,
-                                  std::span<const ChunkRun> runs, std::set<Int2>& out) {
+                                  std::span<const ChunkRun> runs, ChunkSet& out) {
   absl::uint128 total = 0;
   for (const ChunkRun& r : runs) {
     if (r.x_first > r.x_last) {
@@ -60,12 +78,15 @@ constexpr absl::uint128 kMaxExpandedChunks = absl::uint128(1) << 24;
       return fail(clause, absl::StrCat(what, " runs hold more than 2^24 chunks: too many to check"));
     }
   }
+  out.clear();
+  out.reserve(static_cast<std::size_t>(total));
   for (const ChunkRun& r : runs) {
     for (std::int64_t x = r.x_first;; ++x) {
-      out.insert(Int2{x, r.y});
+      out.push_back(Int2{x, r.y});
       if (x == r.x_last) break;
     }
   }
+  sort_unique(out);
   return absl::OkStatus();
 }
 
@@ -231,16 +252,16 @@ class CommitModel {
                                                        " (", internal::text(r), ") touch: not maximal"));
     }
   }
-  std::set<Int2> covered;
+  internal::ChunkSet covered;
   if (absl::Status s = internal::expand("T3 merge: ", "the", runs, covered); !s.ok()) return s;
-  const std::set<Int2> want(dirty.begin(), dirty.end());
+  const internal::ChunkSet want = internal::set_of(dirty);
   for (const Int2 c : want) {
-    if (!covered.contains(c)) {
+    if (!internal::has(covered, c)) {
       return internal::fail("T3 merge: ", absl::StrCat("dirty chunk ", internal::text(c), " is in no run"));
     }
   }
   for (const Int2 c : covered) {
-    if (!want.contains(c)) {
+    if (!internal::has(want, c)) {
       return internal::fail("T3 merge: ",
                             absl::StrCat("chunk ", internal::text(c), " is in a run but not dirty"));
     }
@@ -263,8 +284,8 @@ class CommitModel {
     return internal::fail("T4 all or nothing: ", absl::StrCat("a failed commit published: sequence ",
                                                               sequence_before, " became ", sequence_after));
   }
-  std::set<Int2> before;
-  std::set<Int2> after;
+  internal::ChunkSet before;
+  internal::ChunkSet after;
   if (absl::Status s = internal::expand("T4 all or nothing: ", "pending-before", pending_before, before);
       !s.ok())
     return s;
@@ -272,14 +293,15 @@ class CommitModel {
       !s.ok())
     return s;
   for (const Int2 c : before) {
-    if (!after.contains(c)) {
+    if (!internal::has(after, c)) {
       return internal::fail("T4 all or nothing: ",
                             absl::StrCat("chunk ", internal::text(c), " was cleared by a failed commit"));
     }
   }
-  before.insert(marked_during.begin(), marked_during.end());
+  before.insert(before.end(), marked_during.begin(), marked_during.end());
+  internal::sort_unique(before);
   for (const Int2 c : after) {
-    if (!before.contains(c)) {
+    if (!internal::has(before, c)) {
       return internal::fail("T4 all or nothing: ", absl::StrCat("chunk ", internal::text(c),
                                                                 " became pending but was never marked"));
     }
@@ -306,9 +328,9 @@ class CommitModel {
                           absl::StrCat("the published batch has ", published_runs.size(), " runs, not the ",
                                        batch.size(), " prepared"));
   }
-  std::set<Int2> before;
-  std::set<Int2> in_batch;
-  std::set<Int2> after;
+  internal::ChunkSet before;
+  internal::ChunkSet in_batch;
+  internal::ChunkSet after;
   if (absl::Status s = internal::expand("T5 exact clearing: ", "pending-before", pending_before, before);
       !s.ok())
     return s;
@@ -316,25 +338,25 @@ class CommitModel {
   if (absl::Status s = internal::expand("T5 exact clearing: ", "pending-after", pending_after, after);
       !s.ok())
     return s;
-  const std::set<Int2> marked(marked_during.begin(), marked_during.end());
+  const internal::ChunkSet marked = internal::set_of(marked_during);
   for (const Int2 c : in_batch) {
-    if (!before.contains(c)) {
+    if (!internal::has(before, c)) {
       return internal::fail("T5 exact clearing: ",
                             absl::StrCat("chunk ", internal::text(c), " was published but not dirty"));
     }
-    if (after.contains(c) && !marked.contains(c)) {
+    if (internal::has(after, c) && !internal::has(marked, c)) {
       return internal::fail("T5 exact clearing: ",
                             absl::StrCat("chunk ", internal::text(c), " was published but not cleared"));
     }
   }
   for (const Int2 c : before) {
-    if (!in_batch.contains(c) && !after.contains(c)) {
+    if (!internal::has(in_batch, c) && !internal::has(after, c)) {
       return internal::fail("T5 exact clearing: ",
                             absl::StrCat("chunk ", internal::text(c), " was cleared but not published"));
     }
   }
   for (const Int2 c : after) {
-    if (!before.contains(c) && !marked.contains(c)) {
+    if (!internal::has(before, c) && !internal::has(marked, c)) {
       return internal::fail("T5 exact clearing: ", absl::StrCat("chunk ", internal::text(c),
                                                                 " became pending but was never marked"));
     }

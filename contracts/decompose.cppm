@@ -8,6 +8,7 @@
 // Checkers return absl::Status and never abort. On failure the message starts with the clause id:
 //   "D2 range: local 1000 is outside [0, 1000) for x = -1"
 module;
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -230,7 +231,9 @@ export namespace lwc::contracts {
 //
 // Reference for D9: InvalidArgument for non-finite v, or h not finite and positive; OutOfRange when the
 // cell is not an int64; otherwise the unique n with n * h <= v < (n + 1) * h, found by binary search
-// over every int64 with exact comparisons (64 steps, no division).
+// over every int64 with exact comparisons. The rounded quotient v / h serves only as a hint: it narrows
+// the search to a few cells around it once both new ends pass the same exact comparisons (otherwise the
+// search spans every int64, 64 steps), so the answer never depends on a division.
 [[nodiscard]] absl::StatusOr<std::int64_t> oracle_cell_of(double v, double h) {
   if (!std::isfinite(h) || !(h > 0)) return absl::InvalidArgumentError("D9: bad cell size");
   if (!std::isfinite(v)) return absl::InvalidArgumentError("D9: non-finite coordinate");
@@ -239,6 +242,18 @@ export namespace lwc::contracts {
   absl::int128 hi = absl::int128(1) << 63;
   if (internal::sign_of_multiple_minus(lo, h, v) > 0) return absl::OutOfRangeError("D9: below int64");
   if (internal::sign_of_multiple_minus(hi, h, v) <= 0) return absl::OutOfRangeError("D9: above int64");
+  // The rounded quotient is within |v / h| * 2^-52 + 1 of the floor; the slack is wider than that.
+  const double q = std::floor(v / h);
+  if (std::isfinite(q) && std::fabs(q) < 0x1p62) {
+    const absl::int128 guess = static_cast<std::int64_t>(q);
+    const absl::int128 slack = absl::int128(static_cast<std::int64_t>(std::fabs(q) * 0x1p-50)) + 2;
+    const absl::int128 a = std::max(lo, guess - slack);
+    const absl::int128 b = std::min(hi, guess + slack + 1);
+    if (internal::sign_of_multiple_minus(a, h, v) <= 0 && internal::sign_of_multiple_minus(b, h, v) > 0) {
+      lo = a;
+      hi = b;
+    }
+  }
   while (hi - lo > 1) {
     const absl::int128 mid = lo + (hi - lo) / 2;
     if (internal::sign_of_multiple_minus(mid, h, v) <= 0) {

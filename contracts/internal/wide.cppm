@@ -16,6 +16,7 @@ export module lwc.contracts.internal.wide;
 
 export namespace lwc::internal {
 
+#pragma clang attribute push(__attribute__((no_sanitize("coverage"))), apply_to = function)
 // Wide: a 2560-bit two's complement integer, enough for any finite double scaled by 2^1200 (below
 // 2^2225) times a cell size (2^53) plus any int128 cell difference times the same scale.
 class Wide {
@@ -92,27 +93,40 @@ class Wide {
     }
     return r;
   }
+  // -this = ~this + 1, in one pass.
   Wide operator-() const {
     Wide r;
-    for (int i = 0; i < kLimbs; ++i) r.limb_[i] = ~limb_[i];
-    return r + of(1);
+    std::uint64_t carry = 1;
+    for (int i = 0; i < kLimbs; ++i) {
+      const std::uint64_t s = std::uint64_t{~limb_[i]} + carry;
+      r.limb_[i] = static_cast<std::uint32_t>(s);
+      carry = s >> 32;
+    }
+    return r;
   }
-  Wide operator-(const Wide& o) const { return *this + -o; }
+  // this - o = this + ~o + 1, in one pass.
+  Wide operator-(const Wide& o) const {
+    Wide r;
+    std::uint64_t carry = 1;
+    for (int i = 0; i < kLimbs; ++i) {
+      const std::uint64_t s = std::uint64_t{limb_[i]} + std::uint64_t{~o.limb_[i]} + carry;
+      r.limb_[i] = static_cast<std::uint32_t>(s);
+      carry = s >> 32;
+    }
+    return r;
+  }
 
-  // this * m for m < 2^64 (signed times unsigned).
+  // this * m for m < 2^64 (signed times unsigned), in one pass: the product modulo 2^2560 of the two's
+  // complement limbs is the two's complement of the signed product (every product here fits).
   Wide operator*(std::uint64_t m) const {
-    if (negative()) return -(-*this * m);
-    const auto part = [this](std::uint32_t f) {
-      Wide r;
-      std::uint64_t carry = 0;
-      for (int i = 0; i < kLimbs; ++i) {
-        const std::uint64_t p = std::uint64_t{limb_[i]} * f + carry;
-        r.limb_[i] = static_cast<std::uint32_t>(p);
-        carry = p >> 32;
-      }
-      return r;
-    };
-    return part(static_cast<std::uint32_t>(m)) + part(static_cast<std::uint32_t>(m >> 32)).shl(32);
+    Wide r;
+    std::uint64_t carry = 0;  // below 2^64: limb * m + carry < 2^96
+    for (int i = 0; i < kLimbs; ++i) {
+      const absl::uint128 p = absl::uint128(limb_[i]) * m + carry;
+      r.limb_[i] = static_cast<std::uint32_t>(absl::Uint128Low64(p));
+      carry = absl::Uint128Low64(p >> 32);
+    }
+    return r;
   }
 
   // floor(this / d) for 1 <= d < 2^63.
@@ -162,5 +176,7 @@ class Wide {
  private:
   std::uint32_t limb_[kLimbs] = {};  // little-endian 32-bit limbs (a C array: int indices)
 };
+
+#pragma clang attribute pop
 
 }  // namespace lwc::internal

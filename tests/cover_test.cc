@@ -381,3 +381,16 @@ TEST(ValueTypes, SpansAndBoxesCompareEveryField) {  // C9
 }
 
 }  // namespace
+// Found by the mutation runner (tests/mutants/cover.txt, C9_reversed_y_named_x): a reversed axis is named by
+// its own letter on every axis, not only on z.
+TEST(Box, C9_EachReversedAxisIsNamedByItsOwnLetter) {  // C9 C4
+  const auto x = lwc::cover(lwc::Int2{5, 0}, lwc::Int2{4, 1}, k1000);
+  EXPECT_EQ(x.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(x.status().message(), "axis x")) << x.status();
+  const auto y = lwc::cover(lwc::Int3{0, 5, 0}, lwc::Int3{1, 4, 1}, k1000);
+  EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(y.status().message(), "axis y")) << y.status();
+  const auto closed = lwc::cover_closed(lwc::Int2{0, 5}, lwc::Int2{1, 3}, k1000);
+  EXPECT_EQ(closed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(closed.status().message(), "axis y")) << closed.status();
+}

@@ -327,3 +327,15 @@ TEST(ValueTypes, ChunkPoint2And3CompareChunkAndLocal) {  // D8
 }
 
 }  // namespace
+// Found by the mutation runner (tests/mutants/decompose.txt, D11_cells_of_longer_output_accepted): an output
+// span longer than the input is as mismatched as a shorter one, for both batch forms, and nothing is written.
+TEST(CellOf, D11_BatchRefusesLongerOutput) {  // D11
+  const std::vector<double> vs = {0.5, -0.5};
+  std::vector<std::int64_t> out(3, 7);
+  EXPECT_EQ(lwc::cells_of(vs, *lwc::CellSize::create(1.0), out).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(out, (std::vector<std::int64_t>{7, 7, 7}));
+  const std::vector<std::int64_t> xs = {-1, 0, 1};
+  std::vector<ChunkPoint> points(4, ChunkPoint{7, 7});
+  EXPECT_EQ(lwc::split_all(xs, k1000, points).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(points[0], (ChunkPoint{7, 7}));
+}

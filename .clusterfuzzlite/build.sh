@@ -1,4 +1,5 @@
 #!/bin/bash -eu
+# SPDX-License-Identifier: MIT
 # ClusterFuzzLite entry point: build abseil with the image's compiler and flags (libc++), then the lwc
 # fuzz targets through the project's own fuzz/build.sh.
 cmake -S "$SRC/abseil-cpp" -B "$WORK/abseil" -G Ninja -DCMAKE_CXX_STANDARD=20 \

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: bench/audit_bench.cc
 //
 // The trace audit's throughput on decompose records, against the cost of parsing alone: the same lines

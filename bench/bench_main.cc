@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: bench/bench_main.cc
 //
 // main() for every lwc benchmark binary: Google Benchmark with interleaved repetitions on by default, and a reporter

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: bench/bench_main.h
 //
 // Shared by the benchmark binaries: declare a ratio goal checked by bench_main.cc's reporter.

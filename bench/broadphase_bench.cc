@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: bench/broadphase_bench.cc
 //
 // find_pairs against three baselines on the same boxes, in one run: brute force (O(n^2), small inputs),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: bench/commit_bench.cc
 //
 // Merging and committing 1k, 10k and 100k dirty chunks, against a port of the tilemap dirty-chunk example's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: bench/cover_bench.cc
 //
 // cover() against the truncating-division example's Cover (reversal and emptiness checks, then two truncating

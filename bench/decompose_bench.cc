@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: bench/decompose_bench.cc
 //
 // split against its cheap, wrong baseline (plain truncating / and %), and the power-of-two path against a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: bench/rebase_bench.cc
 //
 // to_render throughput against the plan/commit floating-origin example's formula ((cell - origin) * size +

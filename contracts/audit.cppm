@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: contracts/audit.cppm            Module: lwc.contracts.audit
 //
 // The trace audit: judges ANY implementation of the lwc contracts — an engine's, in any language — from a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: contracts/audit_main.cc
 //
 // lwc-audit: audits a JSON Lines trace of any implementation against the lwc contracts (docs/audit.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: contracts/broadphase.cppm       Module: lwc.contracts.broadphase
 //
 // Executable B- and E-clauses (docs/broadphase.md), split as modules/broadphase is:

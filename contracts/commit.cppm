@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: contracts/commit.cppm           Module: lwc.contracts.commit
 //
 // Executable T-clauses (docs/commit.md): checkers that judge what ANY dirty-chunk committer reports —

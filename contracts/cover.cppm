@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: contracts/cover.cppm            Module: lwc.contracts.cover
 //
 // Executable C-clauses (docs/cover.md): checkers that judge the answers of ANY range-cover function —

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: contracts/decompose.cppm        Module: lwc.contracts.decompose
 //
 // Executable D-clauses (docs/decompose.md): checkers that judge the outputs of ANY decomposition — lwc's

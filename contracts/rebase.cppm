@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: contracts/rebase.cppm           Module: lwc.contracts.rebase
 //
 // Executable R-clauses (docs/rebase.md): checkers that judge the outputs of ANY floating-origin

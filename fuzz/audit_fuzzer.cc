@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: fuzz/audit_fuzzer.cc
 //
 // libFuzzer target for the trace reader (lwc.contracts.audit): any bytes as a trace. Nothing may crash

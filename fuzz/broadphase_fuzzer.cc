@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: fuzz/broadphase_fuzzer.cc
 //
 // libFuzzer target for lwc.broadphase. The input is a small header (dimension, oversize policy, cell

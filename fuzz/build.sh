@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds every lwc fuzz target the way OSS-Fuzz and ClusterFuzzLite build fuzzers:
 #   $CXX $CXXFLAGS ... $LIB_FUZZING_ENGINE, binaries in $OUT, with <target>_seed_corpus.zip and
 #   <target>.dict beside each.

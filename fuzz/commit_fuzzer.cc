@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: fuzz/commit_fuzzer.cc
 //
 // libFuzzer target for lwc.commit: the input is a program of marks and commits, run against

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: fuzz/cover_fuzzer.cc
 //
 // libFuzzer target for lwc.cover. The input is read as raw little-endian 64-bit words (so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: fuzz/decompose_fuzzer.cc
 //
 // libFuzzer target for lwc.decompose. The input is read as raw little-endian 64-bit words from the front

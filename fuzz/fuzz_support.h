@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: fuzz/fuzz_support.h
 //
 // What every lwc fuzz target needs: raw 64-bit words from the front of the input (so a dictionary's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: fuzz/rebase_fuzzer.cc
 //
 // libFuzzer target for lwc.rebase: the input is a view configuration followed by an operation sequence —

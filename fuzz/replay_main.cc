@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: fuzz/replay_main.cc
 //
 // A main() for fuzz targets in builds without libFuzzer: runs LLVMFuzzerTestOneInput once on every file

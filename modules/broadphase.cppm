@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: modules/broadphase.cppm         Module: lwc.broadphase
 //
 // Broad phase on a uniform grid: every overlapping pair of closed axis-aligned boxes, each exactly once,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: modules/commit.cppm             Module: lwc.commit
 //
 // All-or-nothing commit of dirty tilemap chunks. An edited cell marks its chunk dirty (one entry per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: modules/cover.cppm              Module: lwc.cover
 //
 // Which chunks a range of integer coordinates touches: a half-open (or closed) int64 range becomes the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: modules/decompose.cppm          Module: lwc.decompose
 //
 // Unique floor decomposition of integer coordinates into (chunk, local), and exact quantisation of real

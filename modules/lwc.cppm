@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: modules/lwc.cppm                Module: lwc
 //
 // The umbrella: `import lwc;` brings every contract. Only `export import` lines belong here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: modules/rebase.cppm             Module: lwc.rebase
 //
 // Floating origin without losing the world: authoritative positions are an integer cell plus an offset

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: properties/audit_props.cc
 //
 // One RapidCheck property per A-clause of docs/audit.md: the trace reader never loses, rounds or invents

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: properties/broadphase_props.cc
 //
 // One RapidCheck property per B-clause of docs/broadphase.md, named by clause id, over the scenes of

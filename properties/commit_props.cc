@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: properties/commit_props.cc
 //
 // One RapidCheck property per T-clause of docs/commit.md, named by clause id, judged by

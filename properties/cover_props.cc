@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: properties/cover_props.cc
 //
 // One RapidCheck property per C-clause of docs/cover.md, named by clause id, over the extreme-biased

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: properties/decompose_props.cc
 //
 // One RapidCheck property per D-clause of docs/decompose.md, named by clause id, over the extreme-biased

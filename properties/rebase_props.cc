@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: properties/rebase_props.cc
 //
 // One RapidCheck property per R-clause of docs/rebase.md, named by clause id, over the extreme-biased

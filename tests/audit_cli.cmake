@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests/audit_cli.cmake — runs lwc-audit on one trace as a user would and checks its exit status and output.
 #   cmake -DAUDIT=lwc-audit -DTRACE=file.jsonl -DEXPECT=status -DMIGRATE=out.jsonl -P audit_cli.cmake
 # With status 1 the migration file must hold one line per "stored" record the report counts as migrated

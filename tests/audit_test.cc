@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: tests/audit_test.cc
 //
 // The trace audit (docs/audit.md) on the committed traces of examples/audit/ — a naive Node.js tracer, its

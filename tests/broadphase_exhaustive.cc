@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: tests/broadphase_exhaustive.cc
 //
 // Bounded exhaustive evidence for lwc.broadphase: EVERY box on a small lattice, at every cell size of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: tests/broadphase_test.cc
 //
 // Fixed examples and regressions for lwc.broadphase: every figure of the centre-cell spatial-hash example

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: tests/commit_exhaustive.cc
 //
 // Bounded exhaustive evidence for lwc.commit: EVERY sequence of operations up to a fixed depth over a

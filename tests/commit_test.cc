@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: tests/commit_test.cc
 //
 // Fixed examples and regressions for lwc.commit: every figure of the tilemap dirty-chunk example (chunk size

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: tests/cover_exhaustive.cc
 //
 // Exhaustive evidence for lwc.cover in the small scope: the width-generic arithmetic of `cover`,

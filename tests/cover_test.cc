@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: tests/cover_test.cc
 //
 // Fixed examples and regressions for lwc.cover: every figure of the truncating-division example's Cover

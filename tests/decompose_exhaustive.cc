@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: tests/decompose_exhaustive.cc
 //
 // Exhaustive evidence for lwc.decompose in the small scope: the width-generic arithmetic of `split`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: tests/decompose_test.cc
 //
 // Fixed examples and regressions for lwc.decompose: every figure of the truncating-division example (x = -1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: tests/rebase_exhaustive.cc
 //
 // Bounded exhaustive evidence for lwc.rebase: EVERY sequence of operations up to a fixed depth on one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: tests/rebase_test.cc
 //
 // Fixed examples and regressions for lwc.rebase: every figure of the two floating-origin examples

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: contracts/audit/broadphase.cc   Module: lwc.contracts.audit (implementation unit)
 //
 // The records of lwc.broadphase in a trace (docs/audit.md, "broadphase"), each judged by the brute-force

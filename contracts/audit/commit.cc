@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: contracts/audit/commit.cc       Module: lwc.contracts.audit (implementation unit)
 //
 // The event logs of lwc.commit in a trace (docs/audit.md, "commit"): each session is one dirty-chunk

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: contracts/audit/cover.cc        Module: lwc.contracts.audit (implementation unit)
 //
 // The records of lwc.cover in a trace (docs/audit.md, "cover"), each judged by the checkers of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: contracts/audit/decompose.cc    Module: lwc.contracts.audit (implementation unit)
 //
 // The records of lwc.decompose in a trace (docs/audit.md, "decompose"), each judged by the checkers of

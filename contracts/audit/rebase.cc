@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: contracts/audit/rebase.cc       Module: lwc.contracts.audit (implementation unit)
 //
 // The event logs of lwc.rebase in a trace (docs/audit.md, "rebase"): each session is one floating-origin

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: contracts/audit/registry.cc     Module: lwc.contracts.audit (implementation unit)
 //
 // The contracts a trace may name. A contract joins the trace audit with its file contracts/audit/<c>.cc

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: contracts/audit/trace.cc        Module: lwc.contracts.audit (implementation unit)
 //
 // The trace reader and judge: each line is parsed whole by simdjson's DOM parser (strict JSON, UTF-8

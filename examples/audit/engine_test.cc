@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: examples/audit/engine_test.cc
 //
 // How an engine audits its own chunk addressing in-process, from its own GoogleTest suite: a complete,

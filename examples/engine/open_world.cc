@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: examples/engine/open_world.cc
 //
 // One open-world frame loop with all five contracts wired as an engine wires them. A player flies east

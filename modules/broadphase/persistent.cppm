@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: modules/broadphase/persistent.cppm    Module: lwc.broadphase:persistent
 //
 // The persistent broad phase: boxes live across frames behind generation-checked handles; insert, move

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: modules/broadphase/spec.cppm    Module: lwc.broadphase:spec
 //
 // The vocabulary shared by the batch broad phase (modules/broadphase.cppm) and the persistent grid

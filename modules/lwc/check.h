@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: modules/lwc/check.h
 //
 // The library's two macros. Macros cannot be exported from a module, so they stay textual: a module

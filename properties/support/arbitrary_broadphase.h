@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: properties/support/arbitrary_broadphase.h
 //
 // RapidCheck generators for lwc.broadphase scenes that hit the hard cases on purpose: coordinates exactly

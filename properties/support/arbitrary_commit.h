@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: properties/support/arbitrary_commit.h
 //
 // RapidCheck generators for lwc.commit, on top of arbitrary_decompose.h. Runs only form when marked

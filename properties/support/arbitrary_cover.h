@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: properties/support/arbitrary_cover.h
 //
 // RapidCheck generators for lwc.cover, on the extreme-biased values of arbitrary_decompose.h: ranges whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: properties/support/arbitrary_decompose.h
 //
 // RapidCheck generators that hit the extremes on purpose. RapidCheck's defaults never do: arbitrary<int64>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: properties/support/arbitrary_rebase.h
 //
 // RapidCheck generators for lwc.rebase, built on the extreme-biased generators of arbitrary_decompose.h.

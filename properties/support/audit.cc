@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: properties/support/audit.cc     Module: lwc.audit (implementation unit)
 //
 // The in-process audit's properties: RapidCheck's checkTestable over the generators of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: properties/support/audit.cppm   Module: lwc.audit
 //
 // The in-process audit: an engine links its own functions and runs lwc's properties against them — the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: properties/support/property.h
 //
 // LWC_PROP: a RapidCheck property registered as a GoogleTest, like RC_GTEST_PROP, that also reports how

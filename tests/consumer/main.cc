@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: tests/consumer/main.cc
 //
 // An engine's view of lwc: import the installed modules, use them, audit a result with the checkers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File: tests/support/exhaustive.h
 //
 // What every tests/<contract>_exhaustive.cc shares: the per-clause case counts `./lwc audit` reads from

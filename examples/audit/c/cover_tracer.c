@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* File: examples/audit/c/cover_tracer.c
  *
  * A C engine's range cover (which chunks does [min, max) touch?), traced for lwc-audit (docs/audit.md,

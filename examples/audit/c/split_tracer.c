@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* File: examples/audit/c/split_tracer.c
  *
  * A C engine's chunk addressing, traced for lwc-audit (docs/audit.md). It splits with C's own operators,

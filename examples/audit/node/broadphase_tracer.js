@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: MIT
 // File: examples/audit/node/broadphase_tracer.js
 //
 // A Node.js engine's broad phase (sweep and prune on x: sort the boxes by min x, then test each box

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: MIT
 // File: examples/audit/node/commit_tracer.js
 //
 // A Node.js engine's dirty-chunk committer (mark edited cells, then commit the dirty chunks as runs,

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: MIT
 // File: examples/audit/node/rebase_tracer.js
 //
 // A Node.js engine's floating origin (a view whose origin cell moves with the camera once it is far

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: MIT
 // File: examples/audit/node/split_tracer.js
 //
 // A Node.js engine's chunk addressing, traced for lwc-audit (docs/audit.md). World positions are int64

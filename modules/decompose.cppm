@@ -4,7 +4,10 @@
 // Unique floor decomposition of integer coordinates into (chunk, local), and exact quantisation of real
 // coordinates into integer cells. Every other lwc contract addresses space through this module.
 // Spec: docs/decompose.md (clauses D1-D11). Checker and oracle: lwc.contracts.decompose.
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <bit>
 #include <cmath>
 #include <cstddef>
@@ -21,7 +24,10 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lwc/check.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.decompose;
+#else
+#endif
 
 namespace lwc::internal {
 
@@ -34,7 +40,7 @@ template <> struct DoubleWidth<std::int64_t> { __extension__ using type = unsign
 
 }  // namespace lwc::internal
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // SignedWord
 //
@@ -283,7 +289,7 @@ template <SignedWord T>
 // Batch `split`: out[i] = split(xs[i], size) for every i (D11). The path is chosen once for the whole
 // batch, so both loops are branch-free. InvalidArgument, with nothing written, when out.size()
 // differs from xs.size().
-[[nodiscard]] absl::Status split_all(std::span<const std::int64_t> xs, ChunkSize size,
+[[nodiscard]] inline absl::Status split_all(std::span<const std::int64_t> xs, ChunkSize size,
                                      std::span<ChunkPoint> out) {
   if (out.size() != xs.size()) {
     return absl::InvalidArgumentError(absl::StrCat("split_all: ", xs.size(), " inputs but ",
@@ -450,7 +456,7 @@ struct RunBudgetTag {
 
 }  // namespace lwc::internal
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 using ChunkBudget = Budget<internal::ChunkBudgetTag>;
 using CellBudget = Budget<internal::CellBudgetTag>;
@@ -523,7 +529,7 @@ template <std::floating_point F>
 
 }  // namespace lwc::internal
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // cell_of_code()
 //

@@ -6,7 +6,10 @@
 // in 2D and 3D become per-axis spans. Counts never wrap, and chunks are enumerated under a caller's
 // budget that is checked before the first visit. Every chunk index comes from lwc::split.
 // Spec: docs/cover.md (clauses C1-C10). Checker and oracle: lwc.contracts.cover.
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -24,16 +27,20 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "lwc/check.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.cover;
 
 // The API speaks in ChunkSize, ChunkBudget, Int2 and Int3: importing lwc.cover is enough to use it.
 export import lwc.decompose;
+#else
+#include "lwc/decompose.h"
+#endif
 
 namespace lwc::internal {
 struct SpanAccess;
 }  // namespace lwc::internal
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // BasicChunkSpan, ChunkSpan
 //
@@ -153,7 +160,7 @@ template <SignedWord T>
 
 // The error of a reversed range, out of line and cold: it keeps cover() small enough to inline into an
 // engine's loop, where the StrCat would otherwise dominate the inlining cost.
-[[nodiscard, gnu::cold, gnu::noinline]] absl::Status reversed_range(absl::string_view function,
+[[nodiscard, gnu::cold, gnu::noinline]] inline absl::Status reversed_range(absl::string_view function,
                                                                     std::int64_t min, std::int64_t max,
                                                                     char close) {
   return absl::InvalidArgumentError(
@@ -166,7 +173,7 @@ template <SignedWord T>
 
 }  // namespace lwc::internal
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // cover_closed()
 //
@@ -247,7 +254,7 @@ template <typename Box, typename Point, typename Cover1>
 
 }  // namespace lwc::internal
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // cover(), cover_closed() in 2D and 3D
 //
@@ -306,13 +313,13 @@ template <SignedWord T>
 
 // The errors, out of line and cold like reversed_range().
 // The widening to int64 is exact for every SignedWord; `bits` is N.
-[[nodiscard, gnu::cold, gnu::noinline]] absl::Status too_many(std::int64_t first, std::int64_t last, int bits,
+[[nodiscard, gnu::cold, gnu::noinline]] inline absl::Status too_many(std::int64_t first, std::int64_t last, int bits,
                                                               char axis) {
   return absl::OutOfRangeError(absl::StrCat(axis == 0 ? "" : absl::StrCat("axis ", absl::string_view(&axis, 1), ": "),
                                             "count: span [", first, ", ", last, "] has 2^", bits,
                                             " chunks, more than a uint", bits, " holds (C6)"));
 }
-[[nodiscard, gnu::cold, gnu::noinline]] absl::Status too_many(std::span<const ChunkSpan> axes) {
+[[nodiscard, gnu::cold, gnu::noinline]] inline absl::Status too_many(std::span<const ChunkSpan> axes) {
   for (std::size_t a = 0; a < axes.size(); ++a) {
     if (count_or_zero(axes[a]) == 0) return too_many(axes[a].first(), axes[a].last(), 64, "xyz"[a]);
   }
@@ -322,7 +329,7 @@ template <SignedWord T>
   }
   return absl::OutOfRangeError(absl::StrCat("count: ", factors, " chunks is more than a uint64 holds (C9)"));
 }
-[[nodiscard, gnu::cold, gnu::noinline]] absl::Status over_budget(std::uint64_t count, std::uint64_t budget,
+[[nodiscard, gnu::cold, gnu::noinline]] inline absl::Status over_budget(std::uint64_t count, std::uint64_t budget,
                                                                  int bits = 64) {
   return absl::ResourceExhaustedError(absl::StrCat(
       "for_each_chunk: ", count == 0 ? absl::StrCat("more than 2^", bits, " - 1") : absl::StrCat(count),
@@ -331,7 +338,7 @@ template <SignedWord T>
 
 }  // namespace lwc::internal
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // count()
 //
@@ -409,7 +416,7 @@ template <SignedWord T, typename Emit>
 
 }  // namespace lwc::internal
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // for_each_chunk()
 //

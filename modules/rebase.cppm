@@ -6,7 +6,10 @@
 // changes only by a versioned, barrier-guarded commit. Late asynchronous results are placed from their
 // world anchor, never from a local position computed under an older origin.
 // Spec: docs/rebase.md (clauses R1-R11). Checkers and model: lwc.contracts.rebase.
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -30,12 +33,16 @@ module;
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "lwc/check.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.rebase;
 
 // The API speaks in ChunkSize (WorldGrid::create): importing lwc.rebase is enough to use it.
 export import lwc.decompose;
+#else
+#include "lwc/decompose.h"
+#endif
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // CellIndex
 //
@@ -84,8 +91,8 @@ std::ostream& operator<<(std::ostream& os, const WorldPosition<D>& p) {
 
 namespace lwc::internal {
 
-constexpr std::int64_t kMinCell = std::numeric_limits<std::int64_t>::min();
-constexpr std::int64_t kMaxCell = std::numeric_limits<std::int64_t>::max();
+inline constexpr std::int64_t kMinCell = std::numeric_limits<std::int64_t>::min();
+inline constexpr std::int64_t kMaxCell = std::numeric_limits<std::int64_t>::max();
 
 template <std::size_t D>
 std::string describe_cell(const CellIndex<D>& c) {
@@ -276,7 +283,7 @@ inline bool render_axis(std::int64_t cell, double offset, std::int64_t origin, s
 
 }  // namespace lwc::internal
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // WorldGrid
 //

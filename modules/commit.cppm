@@ -7,7 +7,10 @@
 // pointer swap, so that rendering, navigation and physics never see half of an edit. Marks made while a
 // batch is being prepared belong to the next generation: never lost, never cleared by the batch they
 // missed. Spec: docs/commit.md (clauses T1-T8). Checker and model: lwc.contracts.commit.
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <algorithm>
 #include <atomic>
 #include <compare>
@@ -30,12 +33,16 @@ module;
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.commit;
 
 // The API speaks in ChunkSize, Int2 and RunBudget: importing lwc.commit is enough to use it.
 export import lwc.decompose;
+#else
+#include "lwc/decompose.h"
+#endif
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // ChunkRun
 //
@@ -82,7 +89,7 @@ struct RowMajor {
   }
 };
 
-[[nodiscard]] std::string describe(const ChunkRun& run) {
+[[nodiscard]] inline std::string describe(const ChunkRun& run) {
   return absl::StrCat("row ", run.y, ", x [", run.x_first, ", ", run.x_last, "]");
 }
 
@@ -217,7 +224,7 @@ class CommitFlag {
 
 }  // namespace lwc::internal
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // merge_runs()
 //
@@ -227,7 +234,7 @@ export namespace lwc {
 // callers with their own dirty set.
 //
 // Example: merge_runs({{0, 0}, {1, 0}, {0, 1}, {1, 0}}) == {{0, 0, 1}, {1, 0, 0}}.
-[[nodiscard]] std::vector<ChunkRun> merge_runs(std::span<const Int2> chunks) {
+[[nodiscard]] inline std::vector<ChunkRun> merge_runs(std::span<const Int2> chunks) {
   std::vector<Int2> sorted(chunks.begin(), chunks.end());
   std::sort(sorted.begin(), sorted.end(), internal::RowMajor{});
   std::vector<ChunkRun> runs;

@@ -10,7 +10,10 @@
 // The shared vocabulary (Box, Pair, GridConfig, GridSpec and the per-box placement) lives in the
 // partition :spec, the persistent grid with contact events (E-clauses) in :persistent.
 // Spec: docs/broadphase.md (clauses B1-B12, E1-E7). Checker and oracle: lwc.contracts.broadphase.
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -30,12 +33,18 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lwc/check.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.broadphase;
 
 // The API speaks in CellSize and the budgets of lwc.decompose: importing lwc.broadphase is enough.
 export import lwc.decompose;
 export import :spec;
 export import :persistent;
+#else
+#include "lwc/decompose.h"
+#include "lwc/broadphase/spec.h"
+#include "lwc/broadphase/persistent.h"
+#endif
 
 namespace lwc::internal {
 
@@ -658,7 +667,7 @@ template <std::size_t D>
 
 }  // namespace lwc::internal
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // find_pairs()
 //

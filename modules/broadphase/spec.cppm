@@ -5,7 +5,10 @@
 // (modules/broadphase/persistent.cppm): boxes, pairs, cell ranges, budgets, the validated configuration
 // GridSpec and its per-box placement (validation, quantisation, per-box budget, oversize levels).
 // Spec: docs/broadphase.md (B6-B8, B11; the E-clauses reuse them one box at a time).
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -21,11 +24,15 @@ module;
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.broadphase:spec;
 
 import lwc.decompose;
+#else
+#include "lwc/decompose.h"
+#endif
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // Box
 //
@@ -245,7 +252,7 @@ class Stopwatch {
 
 }  // namespace lwc::internal
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // GridSpec
 //

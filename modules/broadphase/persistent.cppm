@@ -14,7 +14,10 @@
 // reported from its reference cell only (B9) and, when both boxes are dirty, only from the lower slot.
 // Nothing is changed until every budget is known to hold, so a refused update changes nothing.
 // Spec: docs/broadphase.md (clauses E1-E6). Checker and model: lwc.contracts.broadphase.
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -34,12 +37,17 @@ module;
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "lwc/check.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.broadphase:persistent;
 
 import lwc.decompose;
 import :spec;
+#else
+#include "lwc/decompose.h"
+#include "lwc/broadphase/spec.h"
+#endif
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // Handle
 //
@@ -257,7 +265,7 @@ template <std::size_t D>
 
 }  // namespace lwc::internal
 
-export namespace lwc {
+LWC_EXPORT namespace lwc {
 
 // PersistentGrid
 //

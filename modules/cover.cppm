@@ -161,8 +161,8 @@ template <SignedWord T>
 // The error of a reversed range, out of line and cold: it keeps cover() small enough to inline into an
 // engine's loop, where the StrCat would otherwise dominate the inlining cost.
 [[nodiscard, gnu::cold, gnu::noinline]] inline absl::Status reversed_range(absl::string_view function,
-                                                                    std::int64_t min, std::int64_t max,
-                                                                    char close) {
+                                                                           std::int64_t min, std::int64_t max,
+                                                                           char close) {
   return absl::InvalidArgumentError(
       absl::StrCat(function, ": range [", min, ", ", max, absl::string_view(&close, 1), " is reversed (C4)"));
 }
@@ -314,7 +314,7 @@ template <SignedWord T>
 // The errors, out of line and cold like reversed_range().
 // The widening to int64 is exact for every SignedWord; `bits` is N.
 [[nodiscard, gnu::cold, gnu::noinline]] inline absl::Status too_many(std::int64_t first, std::int64_t last, int bits,
-                                                              char axis) {
+                                                                     char axis) {
   return absl::OutOfRangeError(absl::StrCat(axis == 0 ? "" : absl::StrCat("axis ", absl::string_view(&axis, 1), ": "),
                                             "count: span [", first, ", ", last, "] has 2^", bits,
                                             " chunks, more than a uint", bits, " holds (C6)"));
@@ -330,7 +330,7 @@ template <SignedWord T>
   return absl::OutOfRangeError(absl::StrCat("count: ", factors, " chunks is more than a uint64 holds (C9)"));
 }
 [[nodiscard, gnu::cold, gnu::noinline]] inline absl::Status over_budget(std::uint64_t count, std::uint64_t budget,
-                                                                 int bits = 64) {
+                                                                        int bits = 64) {
   return absl::ResourceExhaustedError(absl::StrCat(
       "for_each_chunk: ", count == 0 ? absl::StrCat("more than 2^", bits, " - 1") : absl::StrCat(count),
       " chunks exceed the budget of ", budget, "; none was visited (C7)"));

@@ -290,7 +290,7 @@ template <SignedWord T>
 // batch, so both loops are branch-free. InvalidArgument, with nothing written, when out.size()
 // differs from xs.size().
 [[nodiscard]] inline absl::Status split_all(std::span<const std::int64_t> xs, ChunkSize size,
-                                     std::span<ChunkPoint> out) {
+                                            std::span<ChunkPoint> out) {
   if (out.size() != xs.size()) {
     return absl::InvalidArgumentError(absl::StrCat("split_all: ", xs.size(), " inputs but ",
                                                    out.size(), " outputs"));

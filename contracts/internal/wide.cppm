@@ -5,18 +5,26 @@
 // wide enough for the rebase oracle (contracts/rebase.cppm), which scales every double by 2^1200 so that
 // it is an integer and then compares exactly. Written for that oracle only: no division but by a
 // uint64, no multiplication but by a uint64.
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <iterator>
 
 #include "absl/numeric/int128.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.contracts.internal.wide;
+#else
+#endif
 
-export namespace lwc::internal {
+LWC_EXPORT namespace lwc::internal {
 
+#ifdef __clang__
 #pragma clang attribute push(__attribute__((no_sanitize("coverage"))), apply_to = function)
+#endif
 // Wide: a 2560-bit two's complement integer, enough for any finite double scaled by 2^1200 (below
 // 2^2225) times a cell size (2^53) plus any int128 cell difference times the same scale.
 class Wide {
@@ -177,6 +185,8 @@ class Wide {
   std::uint32_t limb_[kLimbs] = {};  // little-endian 32-bit limbs (a C array: int indices)
 };
 
+#ifdef __clang__
 #pragma clang attribute pop
+#endif
 
 }  // namespace lwc::internal

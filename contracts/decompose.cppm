@@ -8,7 +8,10 @@
 //
 // Checkers return absl::Status and never abort. On failure the message starts with the clause id:
 //   "D2 range: local 1000 is outside [0, 1000) for x = -1"
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -25,13 +28,17 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.contracts.decompose;
 
 export import lwc.decompose;  // the signatures name ChunkPoint, Int2, Int3
+#else
+#include "lwc/decompose.h"
+#endif
 
 namespace lwc::internal {
 
-constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+inline constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 
 // |d| == mantissa * 2^exponent exactly, read from the IEEE bits (not from frexp, which the library uses).
 struct ExactDouble {
@@ -40,7 +47,7 @@ struct ExactDouble {
   int exponent;
 };
 
-ExactDouble decode(double d) {
+inline ExactDouble decode(double d) {
   const auto bits = std::bit_cast<std::uint64_t>(d);
   const auto biased = static_cast<int>((bits >> 52) & 0x7ff);
   const std::uint64_t fraction = bits & ((std::uint64_t{1} << 52) - 1);
@@ -51,14 +58,14 @@ ExactDouble decode(double d) {
   return e;
 }
 
-int bit_length(absl::uint128 v) {
+inline int bit_length(absl::uint128 v) {
   const std::uint64_t hi = absl::Uint128High64(v);
   if (hi != 0) return 128 - std::countl_zero(hi);
   return 64 - std::countl_zero(absl::Uint128Low64(v));
 }
 
 // Compares a * 2^ea with b * 2^eb for nonzero a, b below 2^120.
-int compare_magnitudes(absl::uint128 a, int ea, absl::uint128 b, int eb) {
+inline int compare_magnitudes(absl::uint128 a, int ea, absl::uint128 b, int eb) {
   const int top_a = bit_length(a) + ea;
   const int top_b = bit_length(b) + eb;
   if (top_a != top_b) return top_a < top_b ? -1 : 1;
@@ -70,7 +77,7 @@ int compare_magnitudes(absl::uint128 a, int ea, absl::uint128 b, int eb) {
 }
 
 // The sign of n * h - v, exactly, for |n| <= 2^63, finite h > 0 and finite v.
-int sign_of_multiple_minus(absl::int128 n, double h, double v) {
+inline int sign_of_multiple_minus(absl::int128 n, double h, double v) {
   const ExactDouble eh = decode(h);
   const ExactDouble ev = decode(v);
   const int sn = n < 0 ? -1 : (n > 0 ? 1 : 0);
@@ -81,28 +88,28 @@ int sign_of_multiple_minus(absl::int128 n, double h, double v) {
   return sn * compare_magnitudes(abs_n * eh.mantissa, eh.exponent, ev.mantissa, ev.exponent);
 }
 
-std::string describe(absl::int128 v) {
+inline std::string describe(absl::int128 v) {
   std::ostringstream os;
   os << v;
   return os.str();
 }
 
-std::string describe(double d) { return absl::StrFormat("%.17g (%a)", d, d); }
+inline std::string describe(double d) { return absl::StrFormat("%.17g (%a)", d, d); }
 
-std::string describe(const absl::StatusOr<std::int64_t>& r) {
+inline std::string describe(const absl::StatusOr<std::int64_t>& r) {
   if (r.ok()) return absl::StrCat(*r);
   return absl::StrCat(absl::StatusCodeToString(r.status().code()), " \"", r.status().message(), "\"");
 }
 
 }  // namespace lwc::internal
 
-export namespace lwc::contracts {
+LWC_EXPORT namespace lwc::contracts {
 
 // sign_of_multiple_minus()
 //
 // The exact sign (-1, 0, +1) of n * h - v in real arithmetic, for |n| <= 2^63, finite h > 0 and finite
 // v (float arguments convert exactly). No division and no rounding: int128 significands and exponents.
-[[nodiscard]] int sign_of_multiple_minus(absl::int128 n, double h, double v) {
+[[nodiscard]] inline int sign_of_multiple_minus(absl::int128 n, double h, double v) {
   return internal::sign_of_multiple_minus(n, h, v);
 }
 
@@ -110,7 +117,7 @@ export namespace lwc::contracts {
 //
 // D9 for one answer: OK iff n * h <= v < (n + 1) * h exactly. Cheaper than check_cell_of (no search),
 // for sweeps that already know the answer is not an error.
-[[nodiscard]] absl::Status check_cell_bracket(double v, double h, std::int64_t n) {
+[[nodiscard]] inline absl::Status check_cell_bracket(double v, double h, std::int64_t n) {
   if (internal::sign_of_multiple_minus(n, h, v) <= 0 &&
       internal::sign_of_multiple_minus(absl::int128(n) + 1, h, v) > 0) {
     return absl::OkStatus();
@@ -123,7 +130,7 @@ export namespace lwc::contracts {
 //
 // Reference for D1-D3, obviously correct: truncate in int128, then step down while the multiple exceeds x.
 // Requires size > 0.
-[[nodiscard]] ChunkPoint oracle_split(std::int64_t x, std::int64_t size) {
+[[nodiscard]] inline ChunkPoint oracle_split(std::int64_t x, std::int64_t size) {
   const absl::int128 wide_x = x;
   const absl::int128 wide_s = size;
   absl::int128 q = wide_x / wide_s;
@@ -137,8 +144,8 @@ export namespace lwc::contracts {
 // engine can feed its own function's outputs; a size <= 0 means the implementation accepted a size it
 // must reject (D5). The first failing clause is named, most specific first: D5 size, D6 the truncating
 // quotient, D2 range, D1 reconstruction (computed in int128), D3 uniqueness.
-[[nodiscard]] absl::Status check_split(std::int64_t x, std::int64_t size, std::int64_t chunk,
-                                       std::int64_t local) {
+[[nodiscard]] inline absl::Status check_split(std::int64_t x, std::int64_t size, std::int64_t chunk,
+                                              std::int64_t local) {
   const auto fail = [&](absl::string_view clause, absl::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat(clause, why, " for x = ", x, ", size = ", size,
                                                    ": got (chunk ", chunk, ", local ", local, ")"));
@@ -168,7 +175,7 @@ export namespace lwc::contracts {
 // D3 for a chunk id alone, as a save or an asset cache stores it (often without the local offset): OK iff
 // chunk == floor(x / size). A non-positive size is D5; the truncated quotient x / size is named D6 (the
 // truncating-division bug, the one a migration must undo); any other wrong id is D3.
-[[nodiscard]] absl::Status check_chunk(std::int64_t x, std::int64_t size, std::int64_t chunk) {
+[[nodiscard]] inline absl::Status check_chunk(std::int64_t x, std::int64_t size, std::int64_t chunk) {
   const auto fail = [&](absl::string_view clause, absl::string_view why) {
     return absl::InvalidArgumentError(
         absl::StrCat(clause, why, " for x = ", x, ", size = ", size, ": got chunk ", chunk));
@@ -185,7 +192,7 @@ export namespace lwc::contracts {
 // check_size_validation()
 //
 // D5: a chunk size must be accepted iff it is positive.
-[[nodiscard]] absl::Status check_size_validation(std::int64_t size, bool accepted) {
+[[nodiscard]] inline absl::Status check_size_validation(std::int64_t size, bool accepted) {
   if (accepted == (size > 0)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat("D5 size validation: size ", size, " was ",
                                                  accepted ? "accepted" : "rejected"));
@@ -195,8 +202,8 @@ export namespace lwc::contracts {
 //
 // D7: a fast path of `split` (the shift for powers of two, the reciprocal otherwise) and the division
 // path give the same, correct, decomposition of x by size.
-[[nodiscard]] absl::Status check_fast_path(std::int64_t x, std::int64_t size, ChunkPoint fast,
-                                           ChunkPoint by_division) {
+[[nodiscard]] inline absl::Status check_fast_path(std::int64_t x, std::int64_t size, ChunkPoint fast,
+                                                  ChunkPoint by_division) {
   if (fast != by_division) {
     return absl::InvalidArgumentError(absl::StrCat(
         "D7 fast path: for x = ", x, ", size = ", size, " the fast path gives (", fast.chunk, ", ",
@@ -211,7 +218,7 @@ export namespace lwc::contracts {
 // check_split_axes()
 //
 // D8: an N-D split is the per-axis split of each coordinate, with the same size on every axis.
-[[nodiscard]] absl::Status check_split_axes(Int3 p, std::int64_t size, ChunkPoint3 got) {
+[[nodiscard]] inline absl::Status check_split_axes(Int3 p, std::int64_t size, ChunkPoint3 got) {
   const std::int64_t in[3] = {p.x, p.y, p.z};
   const std::int64_t chunk[3] = {got.chunk.x, got.chunk.y, got.chunk.z};
   const std::int64_t local[3] = {got.local.x, got.local.y, got.local.z};
@@ -223,7 +230,7 @@ export namespace lwc::contracts {
   }
   return absl::OkStatus();
 }
-[[nodiscard]] absl::Status check_split_axes(Int2 p, std::int64_t size, ChunkPoint2 got) {
+[[nodiscard]] inline absl::Status check_split_axes(Int2 p, std::int64_t size, ChunkPoint2 got) {
   return check_split_axes(Int3{p.x, p.y, 0}, size,
                           ChunkPoint3{{got.chunk.x, got.chunk.y, 0}, {got.local.x, got.local.y, 0}});
 }
@@ -235,7 +242,7 @@ export namespace lwc::contracts {
 // over every int64 with exact comparisons. The rounded quotient v / h serves only as a hint: it narrows
 // the search to a few cells around it once both new ends pass the same exact comparisons (otherwise the
 // search spans every int64, 64 steps), so the answer never depends on a division.
-[[nodiscard]] absl::StatusOr<std::int64_t> oracle_cell_of(double v, double h) {
+[[nodiscard]] inline absl::StatusOr<std::int64_t> oracle_cell_of(double v, double h) {
   if (!std::isfinite(h) || !(h > 0)) return absl::InvalidArgumentError("D9: bad cell size");
   if (!std::isfinite(v)) return absl::InvalidArgumentError("D9: non-finite coordinate");
   // Invariant: lo * h <= v < hi * h.
@@ -270,7 +277,7 @@ export namespace lwc::contracts {
 //
 // D9: `got` (an implementation's answer for v, h) is the oracle's: the same cell, or an error of the
 // same code (InvalidArgument for bad input, OutOfRange for a cell outside int64).
-[[nodiscard]] absl::Status check_cell_of(double v, double h, const absl::StatusOr<std::int64_t>& got) {
+[[nodiscard]] inline absl::Status check_cell_of(double v, double h, const absl::StatusOr<std::int64_t>& got) {
   const absl::StatusOr<std::int64_t> want = oracle_cell_of(v, h);
   const bool same = want.ok() ? (got.ok() && *got == *want)
                               : (!got.ok() && got.status().code() == want.status().code());
@@ -283,8 +290,8 @@ export namespace lwc::contracts {
 // check_cell_monotone()
 //
 // D10: a <= b implies cell(a) <= cell(b), for two answers of one implementation at the same h.
-[[nodiscard]] absl::Status check_cell_monotone(double a, std::int64_t cell_a, double b,
-                                               std::int64_t cell_b) {
+[[nodiscard]] inline absl::Status check_cell_monotone(double a, std::int64_t cell_a, double b,
+                                                      std::int64_t cell_b) {
   if (!(a <= b) || cell_a <= cell_b) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat("D10 monotone: ", internal::describe(a), " <= ",
                                                  internal::describe(b), " but cell ", cell_a, " > cell ",
@@ -294,8 +301,8 @@ export namespace lwc::contracts {
 // check_split_batch()
 //
 // D11: a batch answer is element for element the single answer.
-[[nodiscard]] absl::Status check_split_batch(std::span<const std::int64_t> xs, std::int64_t size,
-                                             std::span<const ChunkPoint> got) {
+[[nodiscard]] inline absl::Status check_split_batch(std::span<const std::int64_t> xs, std::int64_t size,
+                                                    std::span<const ChunkPoint> got) {
   if (xs.size() != got.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("D11 batch: ", xs.size(), " inputs but ", got.size(), " outputs"));
@@ -312,8 +319,8 @@ export namespace lwc::contracts {
 //
 // D11: a batch quantisation succeeds iff every element does, and then matches the oracle element for
 // element; when it fails, its code is the code of the first failing element.
-[[nodiscard]] absl::Status check_cell_batch(std::span<const double> vs, double h, const absl::Status& status,
-                                            std::span<const std::int64_t> got) {
+[[nodiscard]] inline absl::Status check_cell_batch(std::span<const double> vs, double h, const absl::Status& status,
+                                                   std::span<const std::int64_t> got) {
   for (std::size_t i = 0; i < vs.size(); ++i) {
     const absl::StatusOr<std::int64_t> want = oracle_cell_of(vs[i], h);
     if (!want.ok()) {

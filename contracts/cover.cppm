@@ -13,7 +13,10 @@
 // function can be judged without producing lwc types. They return absl::Status, never abort, and on
 // failure the message starts with the clause id:
 //   "C1 completeness: point -1 of [-1, 1) lies in chunk -1, outside the answer [0, 0] (size 1000)"
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -29,11 +32,15 @@ module;
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.contracts.cover;
 
 export import lwc.cover;  // the signatures name ChunkSpan, ChunkBox2, Int2
+#else
+#include "lwc/cover.h"
+#endif
 
-export namespace lwc::contracts {
+LWC_EXPORT namespace lwc::contracts {
 
 // CoverAnswer
 //
@@ -93,17 +100,17 @@ struct BoxAnswer {
 // answer_of()
 //
 // lwc's own results in raw form.
-[[nodiscard]] CoverAnswer answer_of(const absl::StatusOr<std::optional<ChunkSpan>>& r) {
+[[nodiscard]] inline CoverAnswer answer_of(const absl::StatusOr<std::optional<ChunkSpan>>& r) {
   if (!r.ok()) return CoverAnswer::error(r.status().code());
   if (!r->has_value()) return CoverAnswer::none();
   return CoverAnswer::chunks((*r)->first(), (*r)->last());
 }
-[[nodiscard]] BoxAnswer answer_of(const absl::StatusOr<std::optional<ChunkBox3>>& r) {
+[[nodiscard]] inline BoxAnswer answer_of(const absl::StatusOr<std::optional<ChunkBox3>>& r) {
   if (!r.ok()) return {r.status().code(), false, {}, {}};
   if (!r->has_value()) return {absl::StatusCode::kOk, true, {}, {}};
   return {absl::StatusCode::kOk, false, (*r)->first(), (*r)->last()};
 }
-[[nodiscard]] BoxAnswer answer_of(const absl::StatusOr<std::optional<ChunkBox2>>& r) {
+[[nodiscard]] inline BoxAnswer answer_of(const absl::StatusOr<std::optional<ChunkBox2>>& r) {
   if (!r.ok()) return {r.status().code(), false, {}, {}};
   if (!r->has_value()) return {absl::StatusCode::kOk, true, {}, {}};
   const Int2 f = (*r)->first();
@@ -118,32 +125,32 @@ namespace lwc::internal {
 using absl::int128;
 using absl::uint128;
 
-constexpr std::int64_t kMin64 = std::numeric_limits<std::int64_t>::min();
-constexpr std::int64_t kMax64 = std::numeric_limits<std::int64_t>::max();
+inline constexpr std::int64_t kMin64 = std::numeric_limits<std::int64_t>::min();
+inline constexpr std::int64_t kMax64 = std::numeric_limits<std::int64_t>::max();
 
 // floor(x / s) for s > 0, by rounding the magnitude of a negative quotient up: -ceil(-x / s).
-int128 floor_of(int128 x, int128 s) {
+inline int128 floor_of(int128 x, int128 s) {
   if (x >= 0) return x / s;
   return -((-x + s - 1) / s);
 }
 
 // Whether chunk c, the real interval [c * s, (c + 1) * s), holds a point of the integer range [a, b):
 // the intervals overlap and, both ends being integers, share an integer.
-bool intersects(int128 c, int128 s, int128 a, int128 b) { return c * s < b && (c + 1) * s > a; }
+inline bool intersects(int128 c, int128 s, int128 a, int128 b) { return c * s < b && (c + 1) * s > a; }
 
-std::string show(int128 v) {
+inline std::string show(int128 v) {
   std::ostringstream os;
   os << v;
   return os.str();
 }
 
-std::string show(const contracts::CoverAnswer& a) {
+inline std::string show(const contracts::CoverAnswer& a) {
   std::ostringstream os;
   os << a;
   return os.str();
 }
 
-std::string show(Int3 p) {
+inline std::string show(Int3 p) {
   std::ostringstream os;
   os << p;
   return os.str();
@@ -152,7 +159,7 @@ std::string show(Int3 p) {
 // The oracle for a range of points [a, b) given in int128 (so every closed and half-open int64 range is
 // one), with `closed` only choosing how an invalid range is reported: for a half-open range b < a is
 // reversed; a closed range [a, b - 1] is reversed when b - 1 < a - 1, i.e. the same condition.
-contracts::CoverAnswer oracle_range(int128 a, int128 b, std::int64_t size) {
+inline contracts::CoverAnswer oracle_range(int128 a, int128 b, std::int64_t size) {
   if (size <= 0) return contracts::CoverAnswer::error(absl::StatusCode::kInvalidArgument);
   if (b < a) return contracts::CoverAnswer::error(absl::StatusCode::kInvalidArgument);
   if (b == a) return contracts::CoverAnswer::none();
@@ -162,8 +169,8 @@ contracts::CoverAnswer oracle_range(int128 a, int128 b, std::int64_t size) {
 
 // Decides C1-C4 and C10 for `got`, the answer for the points [a, b) (int128 bounds), described in
 // messages as `range`.
-absl::Status check_range(int128 a, int128 b, std::int64_t size, const contracts::CoverAnswer& got,
-                         const std::string& range) {
+inline absl::Status check_range(int128 a, int128 b, std::int64_t size, const contracts::CoverAnswer& got,
+                                const std::string& range) {
   const auto fail = [&](absl::string_view clause, const std::string& why) {
     return absl::InvalidArgumentError(
         absl::StrCat(clause, why, " (range ", range, ", size ", size, ", answer ", show(got), ")"));
@@ -210,17 +217,17 @@ absl::Status check_range(int128 a, int128 b, std::int64_t size, const contracts:
   return absl::OkStatus();
 }
 
-std::string half_open(std::int64_t a, std::int64_t b) { return absl::StrCat("[", a, ", ", b, ")"); }
-std::string closed(std::int64_t a, std::int64_t b) { return absl::StrCat("[", a, ", ", b, "]"); }
+inline std::string half_open(std::int64_t a, std::int64_t b) { return absl::StrCat("[", a, ", ", b, ")"); }
+inline std::string closed(std::int64_t a, std::int64_t b) { return absl::StrCat("[", a, ", ", b, "]"); }
 
 // The number of chunks of [first, last] (first <= last), exactly: between 1 and 2^64.
-uint128 span_count(std::int64_t first, std::int64_t last) {
+inline uint128 span_count(std::int64_t first, std::int64_t last) {
   return static_cast<uint128>(int128(last) - int128(first) + 1);
 }
 
 // The product of per-axis counts, or nullopt when it exceeds UINT64_MAX. Each factor is at most 2^64
 // and a partial product is kept at most UINT64_MAX, so no step overflows 128 bits.
-std::optional<std::uint64_t> product_count(std::span<const uint128> counts) {
+inline std::optional<std::uint64_t> product_count(std::span<const uint128> counts) {
   const uint128 limit = std::numeric_limits<std::uint64_t>::max();
   uint128 n = 1;
   for (const uint128 c : counts) {
@@ -231,8 +238,8 @@ std::optional<std::uint64_t> product_count(std::span<const uint128> counts) {
   return static_cast<std::uint64_t>(n);
 }
 
-absl::Status check_count_against(std::optional<std::uint64_t> want, const absl::StatusOr<std::uint64_t>& got,
-                                 absl::string_view clause, const std::string& what) {
+inline absl::Status check_count_against(std::optional<std::uint64_t> want, const absl::StatusOr<std::uint64_t>& got,
+                                        absl::string_view clause, const std::string& what) {
   if (want.has_value()) {
     if (got.ok() && *got == *want) return absl::OkStatus();
     return absl::InvalidArgumentError(absl::StrCat(clause, what, " has ", *want, " chunks but count gave ",
@@ -246,17 +253,17 @@ absl::Status check_count_against(std::optional<std::uint64_t> want, const absl::
 
 }  // namespace lwc::internal
 
-export namespace lwc::contracts {
+LWC_EXPORT namespace lwc::contracts {
 
 // oracle_cover(), oracle_cover_closed()
 //
 // Reference answers, in int128: InvalidArgument for size <= 0 or a reversed range; no chunks for an
 // empty one; otherwise [floor(min / size), floor(last point / size)].
-[[nodiscard]] CoverAnswer oracle_cover(std::int64_t min, std::int64_t max_exclusive, std::int64_t size) {
+[[nodiscard]] inline CoverAnswer oracle_cover(std::int64_t min, std::int64_t max_exclusive, std::int64_t size) {
   return internal::oracle_range(min, max_exclusive, size);
 }
-[[nodiscard]] CoverAnswer oracle_cover_closed(std::int64_t min, std::int64_t max_inclusive,
-                                              std::int64_t size) {
+[[nodiscard]] inline CoverAnswer oracle_cover_closed(std::int64_t min, std::int64_t max_inclusive,
+                                                     std::int64_t size) {
   return internal::oracle_range(min, absl::int128(max_inclusive) + 1, size);
 }
 
@@ -265,7 +272,7 @@ export namespace lwc::contracts {
 // The distinct chunks of the points of [min, max_exclusive), ascending, found by computing the chunk of every
 // single point (in int128): the truncating-division example's exhaustive check. InvalidArgument for size <= 0
 // or a reversed range; ResourceExhausted for a range of more than `max_points` points.
-[[nodiscard]] absl::StatusOr<std::vector<std::int64_t>> oracle_chunks_point_by_point(
+[[nodiscard]] inline absl::StatusOr<std::vector<std::int64_t>> oracle_chunks_point_by_point(
     std::int64_t min, std::int64_t max_exclusive, std::int64_t size, std::uint64_t max_points = 1 << 20) {
   if (size <= 0 || max_exclusive < min) return absl::InvalidArgumentError("bad size or reversed range");
   if (absl::int128(max_exclusive) - min > absl::int128(max_points)) {
@@ -285,8 +292,8 @@ export namespace lwc::contracts {
 // or min > max_exclusive an InvalidArgument error (D5, C4); for min == max_exclusive no chunks (C4);
 // otherwise a span (C10) holding the chunk of every point (C1) whose ends (C2) and interior (C3) all hold
 // a point of the range. Names the first failing clause.
-[[nodiscard]] absl::Status check_cover(std::int64_t min, std::int64_t max_exclusive, std::int64_t size,
-                                       const CoverAnswer& got) {
+[[nodiscard]] inline absl::Status check_cover(std::int64_t min, std::int64_t max_exclusive, std::int64_t size,
+                                              const CoverAnswer& got) {
   return internal::check_range(min, max_exclusive, size, got, internal::half_open(min, max_exclusive));
 }
 
@@ -295,8 +302,8 @@ export namespace lwc::contracts {
 // The same for a closed cover of [min, max_inclusive]: max_inclusive == min - 1 is the empty range (no
 // chunks) and max_inclusive < min - 1 is reversed (InvalidArgument), as cover(min, max_inclusive + 1)
 // would answer (C5).
-[[nodiscard]] absl::Status check_cover_closed(std::int64_t min, std::int64_t max_inclusive, std::int64_t size,
-                                              const CoverAnswer& got) {
+[[nodiscard]] inline absl::Status check_cover_closed(std::int64_t min, std::int64_t max_inclusive, std::int64_t size,
+                                                     const CoverAnswer& got) {
   return internal::check_range(min, absl::int128(max_inclusive) + 1, size, got,
                                internal::closed(min, max_inclusive));
 }
@@ -306,8 +313,8 @@ export namespace lwc::contracts {
 // C5: `closed`, the answer for [min, max_inclusive], is correct, and where max_inclusive + 1 exists it
 // is the same answer (same span, same emptiness, same error code) as `half_open`, the answer for
 // [min, max_inclusive + 1). `half_open` is ignored when max_inclusive == INT64_MAX.
-[[nodiscard]] absl::Status check_closed_form(std::int64_t min, std::int64_t max_inclusive, std::int64_t size,
-                                             const CoverAnswer& closed, const CoverAnswer& half_open) {
+[[nodiscard]] inline absl::Status check_closed_form(std::int64_t min, std::int64_t max_inclusive, std::int64_t size,
+                                                    const CoverAnswer& closed, const CoverAnswer& half_open) {
   if (max_inclusive != internal::kMax64 && !(closed == half_open)) {
     return absl::InvalidArgumentError(
         absl::StrCat("C5 closed form: cover_closed", internal::closed(min, max_inclusive), " = ",
@@ -324,8 +331,8 @@ export namespace lwc::contracts {
 //
 // C3, decided for one chunk: when first <= chunk <= last, the chunk holds a point of [min, max_exclusive).
 // The witness is the point of the chunk closest to the range, whose chunk is recomputed independently.
-[[nodiscard]] absl::Status check_contiguity(std::int64_t min, std::int64_t max_exclusive, std::int64_t size,
-                                            std::int64_t first, std::int64_t last, std::int64_t chunk) {
+[[nodiscard]] inline absl::Status check_contiguity(std::int64_t min, std::int64_t max_exclusive, std::int64_t size,
+                                                   std::int64_t first, std::int64_t last, std::int64_t chunk) {
   if (chunk < first || chunk > last || size <= 0 || max_exclusive <= min) return absl::OkStatus();
   const absl::int128 s = size;
   absl::int128 x = absl::int128(chunk) * s;  // the chunk's first point
@@ -341,7 +348,7 @@ export namespace lwc::contracts {
 // oracle_count()
 //
 // The exact number of chunks of [first, last] (first <= last): 1 to 2^64.
-[[nodiscard]] absl::uint128 oracle_count(std::int64_t first, std::int64_t last) {
+[[nodiscard]] inline absl::uint128 oracle_count(std::int64_t first, std::int64_t last) {
   return internal::span_count(first, last);
 }
 
@@ -349,8 +356,8 @@ export namespace lwc::contracts {
 //
 // C6: for a span [first, last], `got` is last - first + 1 when that is at most UINT64_MAX, and
 // OutOfRange otherwise (only [INT64_MIN, INT64_MAX]). A reversed span is itself a violation.
-[[nodiscard]] absl::Status check_count(std::int64_t first, std::int64_t last,
-                                       const absl::StatusOr<std::uint64_t>& got) {
+[[nodiscard]] inline absl::Status check_count(std::int64_t first, std::int64_t last,
+                                              const absl::StatusOr<std::uint64_t>& got) {
   if (first > last) {
     return absl::InvalidArgumentError(
         absl::StrCat("C6 exact count: [", first, ", ", last, "] is not a span (first > last)"));
@@ -364,7 +371,7 @@ export namespace lwc::contracts {
 //
 // C9: the count of the box from corner `first` to corner `last` is the product of the axis counts, or
 // OutOfRange when the product exceeds UINT64_MAX (never a wrapped value).
-[[nodiscard]] absl::Status check_box_count(Int3 first, Int3 last, const absl::StatusOr<std::uint64_t>& got) {
+[[nodiscard]] inline absl::Status check_box_count(Int3 first, Int3 last, const absl::StatusOr<std::uint64_t>& got) {
   if (first.x > last.x || first.y > last.y || first.z > last.z) {
     return absl::InvalidArgumentError(
         absl::StrCat("C9 product: ", internal::show(first), "..", internal::show(last), " is not a box"));
@@ -376,7 +383,7 @@ export namespace lwc::contracts {
       internal::product_count(counts), got,
       "C9 product: ", absl::StrCat("box ", internal::show(first), "..", internal::show(last)));
 }
-[[nodiscard]] absl::Status check_box_count(Int2 first, Int2 last, const absl::StatusOr<std::uint64_t>& got) {
+[[nodiscard]] inline absl::Status check_box_count(Int2 first, Int2 last, const absl::StatusOr<std::uint64_t>& got) {
   return check_box_count(Int3{first.x, first.y, 0}, Int3{last.x, last.y, 0}, got);
 }
 
@@ -385,8 +392,8 @@ export namespace lwc::contracts {
 // C9: the answer for the box of ranges [min.a, max.a) (half-open, or [min.a, max.a] when `closed`) is
 // InvalidArgument when any axis is reversed; else no chunks when any axis is empty; else, on every axis,
 // a correct 1-D answer for that axis (C1-C4 judged per axis).
-[[nodiscard]] absl::Status check_cover_box(Int3 min, Int3 max, std::int64_t size, const BoxAnswer& got,
-                                           bool closed = false) {
+[[nodiscard]] inline absl::Status check_cover_box(Int3 min, Int3 max, std::int64_t size, const BoxAnswer& got,
+                                                  bool closed = false) {
   const std::int64_t lo[3] = {min.x, min.y, min.z};
   const std::int64_t hi[3] = {max.x, max.y, max.z};
   const auto describe = [&] {
@@ -420,8 +427,8 @@ export namespace lwc::contracts {
   }
   return absl::OkStatus();
 }
-[[nodiscard]] absl::Status check_cover_box(Int2 min, Int2 max, std::int64_t size, const BoxAnswer& got,
-                                           bool closed = false) {
+[[nodiscard]] inline absl::Status check_cover_box(Int2 min, Int2 max, std::int64_t size, const BoxAnswer& got,
+                                                  bool closed = false) {
   // A 2-D box is a 3-D box one point thick at z = 0, whose z chunk is 0 for every size.
   return check_cover_box(Int3{min.x, min.y, 0}, Int3{max.x, max.y, closed ? 0 : 1}, size, got, closed);
 }
@@ -430,7 +437,7 @@ export namespace lwc::contracts {
 //
 // The i-th chunk (from 0) of the box first..last in the canonical order, x fastest, then y, then z: the
 // mixed-radix digits of i. Requires i < the box's chunk count.
-[[nodiscard]] Int3 oracle_enumeration_at(Int3 first, Int3 last, absl::uint128 i) {
+[[nodiscard]] inline Int3 oracle_enumeration_at(Int3 first, Int3 last, absl::uint128 i) {
   const absl::uint128 nx = internal::span_count(first.x, last.x);
   const absl::uint128 ny = internal::span_count(first.y, last.y);
   const absl::int128 dx = static_cast<absl::int128>(i % nx);
@@ -449,10 +456,10 @@ export namespace lwc::contracts {
 //   exactly once in the canonical order (C8);
 // - when the visitor asked to stop at its stop_after-th call: the first min(n, stop_after) chunks of the
 //   canonical order and the status `stop_status` (OK for a bool visitor, its error for a Status visitor).
-[[nodiscard]] absl::Status check_enumeration(Int3 first, Int3 last, std::uint64_t budget,
-                                             const absl::Status& status, std::span<const Int3> visited,
-                                             std::uint64_t stop_after = 0,
-                                             const absl::Status& stop_status = absl::OkStatus()) {
+[[nodiscard]] inline absl::Status check_enumeration(Int3 first, Int3 last, std::uint64_t budget,
+                                                    const absl::Status& status, std::span<const Int3> visited,
+                                                    std::uint64_t stop_after = 0,
+                                                    const absl::Status& stop_status = absl::OkStatus()) {
   const absl::uint128 counts[3] = {internal::span_count(first.x, last.x),
                                    internal::span_count(first.y, last.y),
                                    internal::span_count(first.z, last.z)};
@@ -492,30 +499,30 @@ export namespace lwc::contracts {
 }
 
 // The same for spans and lwc's boxes, with chunks in their own types.
-[[nodiscard]] absl::Status check_enumeration(ChunkSpan span, std::uint64_t budget, const absl::Status& status,
-                                             std::span<const std::int64_t> visited,
-                                             std::uint64_t stop_after = 0,
-                                             const absl::Status& stop_status = absl::OkStatus()) {
+[[nodiscard]] inline absl::Status check_enumeration(ChunkSpan span, std::uint64_t budget, const absl::Status& status,
+                                                    std::span<const std::int64_t> visited,
+                                                    std::uint64_t stop_after = 0,
+                                                    const absl::Status& stop_status = absl::OkStatus()) {
   std::vector<Int3> v;
   v.reserve(visited.size());
   for (const std::int64_t x : visited) v.push_back({x, 0, 0});
   return check_enumeration(Int3{span.first(), 0, 0}, Int3{span.last(), 0, 0}, budget, status, v, stop_after,
                            stop_status);
 }
-[[nodiscard]] absl::Status check_enumeration(const ChunkBox2& box, std::uint64_t budget,
-                                             const absl::Status& status, std::span<const Int2> visited,
-                                             std::uint64_t stop_after = 0,
-                                             const absl::Status& stop_status = absl::OkStatus()) {
+[[nodiscard]] inline absl::Status check_enumeration(const ChunkBox2& box, std::uint64_t budget,
+                                                    const absl::Status& status, std::span<const Int2> visited,
+                                                    std::uint64_t stop_after = 0,
+                                                    const absl::Status& stop_status = absl::OkStatus()) {
   std::vector<Int3> v;
   v.reserve(visited.size());
   for (const Int2 p : visited) v.push_back({p.x, p.y, 0});
   return check_enumeration(Int3{box.x.first(), box.y.first(), 0}, Int3{box.x.last(), box.y.last(), 0}, budget,
                            status, v, stop_after, stop_status);
 }
-[[nodiscard]] absl::Status check_enumeration(const ChunkBox3& box, std::uint64_t budget,
-                                             const absl::Status& status, std::span<const Int3> visited,
-                                             std::uint64_t stop_after = 0,
-                                             const absl::Status& stop_status = absl::OkStatus()) {
+[[nodiscard]] inline absl::Status check_enumeration(const ChunkBox3& box, std::uint64_t budget,
+                                                    const absl::Status& status, std::span<const Int3> visited,
+                                                    std::uint64_t stop_after = 0,
+                                                    const absl::Status& stop_status = absl::OkStatus()) {
   return check_enumeration(box.first(), box.last(), budget, status, visited, stop_after, stop_status);
 }
 

@@ -13,7 +13,10 @@
 //
 // Checkers return absl::Status and never abort. On failure the message starts with the clause id:
 //   "R6 barrier: commit succeeded although (5, 4) is not loaded"
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -37,14 +40,19 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.contracts.rebase;
 
 export import lwc.rebase;  // the signatures name WorldPosition, RenderPoint, CellIndex
 import lwc.contracts.internal.wide;
+#else
+#include "lwc/rebase.h"
+#include "lwc/contracts/internal/wide.h"
+#endif
 
 namespace lwc::internal {
 
-std::string hex(double d) { return absl::StrFormat("%a", d); }
+inline std::string hex(double d) { return absl::StrFormat("%a", d); }
 
 template <std::size_t D>
 std::string cells(const CellIndex<D>& c) {
@@ -60,12 +68,12 @@ std::string position(const WorldPosition<D>& p) {
   return s + ")}";
 }
 
-std::string status_text(const absl::Status& s) {
+inline std::string status_text(const absl::Status& s) {
   return s.ok() ? std::string("OK") : absl::StrCat(absl::StatusCodeToString(s.code()), " \"", s.message(), "\"");
 }
 
-bool is_even(double d) { return (std::bit_cast<std::uint64_t>(d) & 1) == 0; }
-bool is_even(float f) { return (std::bit_cast<std::uint32_t>(f) & 1) == 0; }
+inline bool is_even(double d) { return (std::bit_cast<std::uint64_t>(d) & 1) == 0; }
+inline bool is_even(float f) { return (std::bit_cast<std::uint32_t>(f) & 1) == 0; }
 
 // True iff y is the nearest T to the exact value whose doubled, scaled form is `twice`, with `unit`
 // the scale of one y (so y's scaled value is Wide::scaled(y) * unit): twice lies between y + below and
@@ -84,18 +92,18 @@ bool is_nearest(const Wide& twice, T y, std::uint64_t unit) {
   return true;
 }
 
-bool is_normalised(double offset, std::int64_t size) {
+inline bool is_normalised(double offset, std::int64_t size) {
   return offset >= 0 && offset < static_cast<double>(size);
 }
 
 // The exact world offset of one axis from the origin cell, scaled: ((cell - origin) * size + offset) * 2^1200.
-Wide exact_axis(std::int64_t cell, double offset, std::int64_t origin, std::int64_t size) {
+inline Wide exact_axis(std::int64_t cell, double offset, std::int64_t origin, std::int64_t size) {
   return Wide::scaled((absl::int128(cell) - origin)) * static_cast<std::uint64_t>(size) + Wide::scaled(offset);
 }
 
 }  // namespace lwc::internal
 
-export namespace lwc::contracts {
+LWC_EXPORT namespace lwc::contracts {
 
 // RenderSpec
 //
@@ -123,8 +131,8 @@ template <std::size_t D>
 // otherwise, with k = floor(exact / size) and e = exact - k * size in [0, size), the nearest double to e
 // (ties to even) is either below size, and then got = (k, that double), or equal to size, and then got
 // = (k + 1, +0.0) (the carry); OutOfRange exactly when that cell is not an int64. Never -0.0.
-[[nodiscard]] absl::Status check_normalize_axis(std::int64_t size, std::int64_t cell, double offset,
-                                                const absl::StatusOr<std::pair<std::int64_t, double>>& got) {
+[[nodiscard]] inline absl::Status check_normalize_axis(std::int64_t size, std::int64_t cell, double offset,
+                                                       const absl::StatusOr<std::pair<std::int64_t, double>>& got) {
   using internal::Wide;
   const auto fail = [&](absl::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -323,7 +331,7 @@ template <std::size_t D>
 //
 // The R5 bound for a spec: half a float ulp at the bubble's edge, 2^(floor(log2(bubble / d)) - 24) render
 // units, computed from the integers (not from lwc.rebase).
-[[nodiscard]] double render_error_bound(const RenderSpec& spec) {
+[[nodiscard]] inline double render_error_bound(const RenderSpec& spec) {
   // floor(log2(b / d)) for integers: the largest k with 2^k * d <= b (k may be negative).
   int k = 63;
   const auto d = absl::uint128(static_cast<std::uint64_t>(spec.units_per_render_unit));

@@ -9,7 +9,10 @@
 //
 // Checkers return absl::Status and never abort. On failure the message starts with the clause id:
 //   "T3 merge: runs 1 (row 0, x [0, 1]) and 2 (row 0, x [2, 2]) touch: not maximal"
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -24,26 +27,32 @@ module;
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.contracts.commit;
 
 import lwc.decompose;
 export import lwc.commit;  // the signatures name ChunkRun, Int2
 import lwc.contracts.decompose;
+#else
+#include "lwc/decompose.h"
+#include "lwc/commit.h"
+#include "lwc/contracts/decompose.h"
+#endif
 
 namespace lwc::internal {
 
-constexpr std::int64_t kMinX = std::numeric_limits<std::int64_t>::min();
-constexpr std::int64_t kMaxX = std::numeric_limits<std::int64_t>::max();
+inline constexpr std::int64_t kMinX = std::numeric_limits<std::int64_t>::min();
+inline constexpr std::int64_t kMaxX = std::numeric_limits<std::int64_t>::max();
 
 // Checkers expand runs into sets of chunks; a broken implementation could report a run of 2^64 chunks.
-constexpr absl::uint128 kMaxExpandedChunks = absl::uint128(1) << 24;
+inline constexpr absl::uint128 kMaxExpandedChunks = absl::uint128(1) << 24;
 
-[[nodiscard]] std::string text(const ChunkRun& r) {
+[[nodiscard]] inline std::string text(const ChunkRun& r) {
   return absl::StrCat("row ", r.y, ", x [", r.x_first, ", ", r.x_last, "]");
 }
-[[nodiscard]] std::string text(Int2 c) { return absl::StrCat("(", c.x, ", ", c.y, ")"); }
+[[nodiscard]] inline std::string text(Int2 c) { return absl::StrCat("(", c.x, ", ", c.y, ")"); }
 
-[[nodiscard]] absl::Status fail(absl::string_view clause, absl::string_view why) {
+[[nodiscard]] inline absl::Status fail(absl::string_view clause, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat(clause, why));
 }
 
@@ -52,23 +61,23 @@ constexpr absl::uint128 kMaxExpandedChunks = absl::uint128(1) << 24;
 // most of the cost).
 using ChunkSet = std::vector<Int2>;
 
-void sort_unique(ChunkSet& s) {
+inline void sort_unique(ChunkSet& s) {
   if (!std::is_sorted(s.begin(), s.end())) std::sort(s.begin(), s.end());
   s.erase(std::unique(s.begin(), s.end()), s.end());
 }
 
-[[nodiscard]] ChunkSet set_of(std::span<const Int2> chunks) {
+[[nodiscard]] inline ChunkSet set_of(std::span<const Int2> chunks) {
   ChunkSet s(chunks.begin(), chunks.end());
   sort_unique(s);
   return s;
 }
 
-[[nodiscard]] bool has(const ChunkSet& s, Int2 c) { return std::binary_search(s.begin(), s.end(), c); }
+[[nodiscard]] inline bool has(const ChunkSet& s, Int2 c) { return std::binary_search(s.begin(), s.end(), c); }
 
 // The chunks of `runs` as a set; an error when a run is reversed or the runs hold too many chunks to
 // check. Overlaps are not an error here (T3 judges them): the set simply merges them.
-[[nodiscard]] absl::Status expand(absl::string_view clause, absl::string_view what,
-                                  std::span<const ChunkRun> runs, ChunkSet& out) {
+[[nodiscard]] inline absl::Status expand(absl::string_view clause, absl::string_view what,
+                                         std::span<const ChunkRun> runs, ChunkSet& out) {
   absl::uint128 total = 0;
   for (const ChunkRun& r : runs) {
     if (r.x_first > r.x_last) {
@@ -93,13 +102,13 @@ void sort_unique(ChunkSet& s) {
 
 }  // namespace lwc::internal
 
-export namespace lwc::contracts {
+LWC_EXPORT namespace lwc::contracts {
 
 // oracle_chunk_of()
 //
 // Reference for T1: the chunk of `cell` by the int128 floor division of lwc.contracts.decompose.
 // Requires chunk_size > 0.
-[[nodiscard]] Int2 oracle_chunk_of(Int2 cell, std::int64_t chunk_size) {
+[[nodiscard]] inline Int2 oracle_chunk_of(Int2 cell, std::int64_t chunk_size) {
   return Int2{oracle_split(cell.x, chunk_size).chunk, oracle_split(cell.y, chunk_size).chunk};
 }
 
@@ -108,7 +117,7 @@ export namespace lwc::contracts {
 // Reference for T3, obviously correct and never optimised: a chunk starts a run iff its left neighbour
 // is not in the set (or it is in column INT64_MIN); the run then extends while the next column is in the
 // set (and exists). The runs are then sorted into canonical order.
-[[nodiscard]] std::vector<ChunkRun> oracle_runs(const std::set<Int2>& chunks) {
+[[nodiscard]] inline std::vector<ChunkRun> oracle_runs(const std::set<Int2>& chunks) {
   std::vector<ChunkRun> runs;
   for (const Int2 c : chunks) {
     if (c.x != internal::kMinX && chunks.contains(Int2{c.x - 1, c.y})) continue;
@@ -199,7 +208,7 @@ class CommitModel {
 //
 // T1: `chunk` is the floor of each coordinate of `cell` divided by chunk_size (a truncating quotient is
 // named as such). chunk_size <= 0 is itself a violation.
-[[nodiscard]] absl::Status check_chunk_of(Int2 cell, std::int64_t chunk_size, Int2 chunk) {
+[[nodiscard]] inline absl::Status check_chunk_of(Int2 cell, std::int64_t chunk_size, Int2 chunk) {
   if (chunk_size <= 0)
     return internal::fail("T1 mapping: ", absl::StrCat("chunk size ", chunk_size, " is not positive"));
   const Int2 want = oracle_chunk_of(cell, chunk_size);
@@ -215,8 +224,8 @@ class CommitModel {
 //
 // T2: after marking `marked_cells` on an empty committer, it holds exactly one pending entry per distinct
 // chunk among them: `pending_entries` (the implementation's count) equals that number.
-[[nodiscard]] absl::Status check_dedup(std::span<const Int2> marked_cells, std::int64_t chunk_size,
-                                       std::size_t pending_entries) {
+[[nodiscard]] inline absl::Status check_dedup(std::span<const Int2> marked_cells, std::int64_t chunk_size,
+                                              std::size_t pending_entries) {
   std::set<Int2> chunks;
   for (const Int2 cell : marked_cells) chunks.insert(oracle_chunk_of(cell, chunk_size));
   if (pending_entries == chunks.size()) return absl::OkStatus();
@@ -230,7 +239,7 @@ class CommitModel {
 // T3: `runs` is the merge of the set `dirty` (duplicates allowed): every run non-empty, runs strictly in
 // canonical (row, first column) order, disjoint, maximal (no two runs on one row touch), and their union
 // is exactly the set.
-[[nodiscard]] absl::Status check_runs(std::span<const Int2> dirty, std::span<const ChunkRun> runs) {
+[[nodiscard]] inline absl::Status check_runs(std::span<const Int2> dirty, std::span<const ChunkRun> runs) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const ChunkRun& r = runs[i];
     if (r.x_first > r.x_last) {
@@ -275,11 +284,11 @@ class CommitModel {
 // T4: a commit whose preparation failed (or threw: pass its status as any non-OK status) changed nothing
 // but what was marked during it: the status is not OK, the published batch is still the one before
 // (sequence_after == sequence_before), and the pending set is the one before plus `marked_during`.
-[[nodiscard]] absl::Status check_failed_commit(const absl::Status& status, std::uint64_t sequence_before,
-                                               std::uint64_t sequence_after,
-                                               std::span<const ChunkRun> pending_before,
-                                               std::span<const Int2> marked_during,
-                                               std::span<const ChunkRun> pending_after) {
+[[nodiscard]] inline absl::Status check_failed_commit(const absl::Status& status, std::uint64_t sequence_before,
+                                                      std::uint64_t sequence_after,
+                                                      std::span<const ChunkRun> pending_before,
+                                                      std::span<const Int2> marked_during,
+                                                      std::span<const ChunkRun> pending_after) {
   if (status.ok()) return internal::fail("T4 all or nothing: ", "a failed preparation returned OK");
   if (sequence_after != sequence_before) {
     return internal::fail("T4 all or nothing: ", absl::StrCat("a failed commit published: sequence ",
@@ -316,7 +325,7 @@ class CommitModel {
 // see them, with sequence_after == sequence_before + 1) and then cleared exactly its chunks: a chunk of
 // the batch is no longer pending unless it was marked during the preparation, and every chunk pending
 // before and not in the batch still is.
-[[nodiscard]] absl::Status check_successful_commit(
+[[nodiscard]] inline absl::Status check_successful_commit(
     std::span<const ChunkRun> pending_before, std::span<const ChunkRun> batch,
     std::span<const ChunkRun> published_runs, std::uint64_t sequence_before, std::uint64_t sequence_after,
     std::span<const Int2> marked_during, std::span<const ChunkRun> pending_after) {
@@ -369,8 +378,8 @@ class CommitModel {
 //
 // T6: every chunk marked while a commit prepared its batch is pending after that commit, whatever its
 // outcome, and even if the chunk is in the batch just published.
-[[nodiscard]] absl::Status check_generations(std::span<const Int2> marked_during,
-                                             std::span<const ChunkRun> pending_after) {
+[[nodiscard]] inline absl::Status check_generations(std::span<const Int2> marked_during,
+                                                    std::span<const ChunkRun> pending_after) {
   for (const Int2 c : marked_during) {
     const bool pending = std::any_of(pending_after.begin(), pending_after.end(),
                                      [c](const ChunkRun& r) { return r.contains(c); });
@@ -387,8 +396,8 @@ class CommitModel {
 //
 // T8: a commit with budget `max_runs` (0: unlimited) prepared the first min(max_runs, |runs|) runs of
 // the pending runs before it, in that order: `prepared` is that prefix.
-[[nodiscard]] absl::Status check_budget(std::span<const ChunkRun> pending_before, std::size_t max_runs,
-                                        std::span<const ChunkRun> prepared) {
+[[nodiscard]] inline absl::Status check_budget(std::span<const ChunkRun> pending_before, std::size_t max_runs,
+                                               std::span<const ChunkRun> prepared) {
   const std::size_t want = max_runs == 0 ? pending_before.size() : std::min(max_runs, pending_before.size());
   if (prepared.size() > want) {
     return internal::fail("T8 budget: ",
@@ -420,7 +429,7 @@ struct BatchView {
 // T7: what a reader saw is one whole published batch: the batch of the same sequence among `published`
 // (every batch the committing side published, each with one origin), run for run, and every snapshot
 // from that batch's commit.
-[[nodiscard]] absl::Status check_reader_view(const BatchView& seen, std::span<const BatchView> published) {
+[[nodiscard]] inline absl::Status check_reader_view(const BatchView& seen, std::span<const BatchView> published) {
   const auto it = std::find_if(published.begin(), published.end(),
                                [&](const BatchView& b) { return b.sequence == seen.sequence; });
   if (it == published.end()) {

@@ -10,7 +10,10 @@
 //
 // Checkers return absl::Status and never abort. On failure the message starts with the clause id:
 //   "B3 exactly-once: pair (4, 9) reported twice"
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -35,11 +38,17 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.contracts.broadphase:batch;
 
 import lwc.decompose;
 export import lwc.broadphase;  // the signatures name Box, Pair, GridConfig, Placement
 import lwc.contracts.decompose;
+#else
+#include "lwc/decompose.h"
+#include "lwc/broadphase.h"
+#include "lwc/contracts/decompose.h"
+#endif
 
 namespace lwc::internal {
 
@@ -50,7 +59,7 @@ std::string describe_box(const Box<D>& b) {
   return os.str();
 }
 
-std::string describe_pair(const Pair& p) { return absl::StrCat("(", p.a, ", ", p.b, ")"); }
+inline std::string describe_pair(const Pair& p) { return absl::StrCat("(", p.a, ", ", p.b, ")"); }
 
 // The closed intersection test of the oracle: the intersection interval is [max(min), min(max)].
 template <std::size_t D>
@@ -101,13 +110,13 @@ bool ranges_meet(const CellRange<D>& a, const CellRange<D>& b, absl::int128* sha
   return true;
 }
 
-absl::Status fail(absl::string_view clause, const std::string& why) {
+inline absl::Status fail(absl::string_view clause, const std::string& why) {
   return absl::InvalidArgumentError(absl::StrCat(clause, why));
 }
 
 }  // namespace lwc::internal
 
-export namespace lwc::contracts {
+LWC_EXPORT namespace lwc::contracts {
 
 // brute_force_pairs()
 //
@@ -124,8 +133,8 @@ template <std::size_t D>
   }
   return out;
 }
-[[nodiscard]] std::vector<Pair> brute_force_pairs(std::span<const Box2> boxes) { return brute_force_pairs<2>(boxes); }
-[[nodiscard]] std::vector<Pair> brute_force_pairs(std::span<const Box3> boxes) { return brute_force_pairs<3>(boxes); }
+[[nodiscard]] inline std::vector<Pair> brute_force_pairs(std::span<const Box2> boxes) { return brute_force_pairs<2>(boxes); }
+[[nodiscard]] inline std::vector<Pair> brute_force_pairs(std::span<const Box3> boxes) { return brute_force_pairs<3>(boxes); }
 
 // check_pairs()
 //
@@ -178,10 +187,10 @@ template <std::size_t D>
   }
   return absl::OkStatus();
 }
-[[nodiscard]] absl::Status check_pairs(std::span<const Box2> boxes, std::span<const Pair> got) {
+[[nodiscard]] inline absl::Status check_pairs(std::span<const Box2> boxes, std::span<const Pair> got) {
   return check_pairs<2>(boxes, got);
 }
-[[nodiscard]] absl::Status check_pairs(std::span<const Box3> boxes, std::span<const Pair> got) {
+[[nodiscard]] inline absl::Status check_pairs(std::span<const Box3> boxes, std::span<const Pair> got) {
   return check_pairs<3>(boxes, got);
 }
 
@@ -378,20 +387,20 @@ template <std::size_t D>
   }
   return absl::OkStatus();
 }
-[[nodiscard]] absl::Status check_find_pairs(std::span<const Box2> boxes, const GridConfig& config,
-                                            const absl::StatusOr<PairsResult>& got) {
+[[nodiscard]] inline absl::Status check_find_pairs(std::span<const Box2> boxes, const GridConfig& config,
+                                                   const absl::StatusOr<PairsResult>& got) {
   return check_find_pairs<2>(boxes, config, got);
 }
-[[nodiscard]] absl::Status check_find_pairs(std::span<const Box3> boxes, const GridConfig& config,
-                                            const absl::StatusOr<PairsResult>& got) {
+[[nodiscard]] inline absl::Status check_find_pairs(std::span<const Box3> boxes, const GridConfig& config,
+                                                   const absl::StatusOr<PairsResult>& got) {
   return check_find_pairs<3>(boxes, config, got);
 }
 
 // check_same_pairs()
 //
 // B5: two successful calls on the same boxes with different cell sizes (or policies) agree.
-[[nodiscard]] absl::Status check_same_pairs(double h1, std::span<const Pair> first, double h2,
-                                            std::span<const Pair> second) {
+[[nodiscard]] inline absl::Status check_same_pairs(double h1, std::span<const Pair> first, double h2,
+                                                   std::span<const Pair> second) {
   if (std::equal(first.begin(), first.end(), second.begin(), second.end())) return absl::OkStatus();
   return internal::fail("B5 cell-size independence: ",
                         absl::StrFormat("cell size %a gives %d pairs, cell size %a gives %d", h1, first.size(), h2,

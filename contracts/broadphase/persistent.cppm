@@ -7,7 +7,10 @@
 // model beside any persistent grid and judges its answers.
 //
 // Checkers return absl::Status and never abort. On failure the message starts with the clause id.
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -32,13 +35,19 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.contracts.broadphase:persistent;
 
 import lwc.decompose;
 import lwc.broadphase;
 import :batch;
+#else
+#include "lwc/decompose.h"
+#include "lwc/broadphase.h"
+#include "lwc/contracts/broadphase/batch.h"
+#endif
 
-export namespace lwc::contracts {
+LWC_EXPORT namespace lwc::contracts {
 
 // ObjectPair
 //
@@ -209,14 +218,14 @@ class PersistentModel {
 
 namespace lwc::internal {
 
-std::string describe_object_pair(const contracts::ObjectPair& p) {
+inline std::string describe_object_pair(const contracts::ObjectPair& p) {
   return absl::StrCat("objects (", p.first, ", ", p.second, ")");
 }
 
 // Maps a list of contacts to object pairs through `handles` (object i has handles[i]), checking that each
 // contact is lower slot first, that the list is in canonical order, and that every handle is known.
-absl::Status to_object_pairs(absl::string_view clause, absl::string_view what, std::span<const Contact> got,
-                             std::span<const Handle> handles, std::vector<contracts::ObjectPair>& out) {
+inline absl::Status to_object_pairs(absl::string_view clause, absl::string_view what, std::span<const Contact> got,
+                                    std::span<const Handle> handles, std::vector<contracts::ObjectPair>& out) {
   std::map<Handle, std::size_t> object_of;
   for (std::size_t i = 0; i < handles.size(); ++i) object_of[handles[i]] = i;
   for (std::size_t i = 0; i < got.size(); ++i) {
@@ -238,8 +247,8 @@ absl::Status to_object_pairs(absl::string_view clause, absl::string_view what, s
   return absl::OkStatus();
 }
 
-absl::Status same_pairs(absl::string_view clause, absl::string_view what, const std::vector<contracts::ObjectPair>& got,
-                        const std::vector<contracts::ObjectPair>& want) {
+inline absl::Status same_pairs(absl::string_view clause, absl::string_view what, const std::vector<contracts::ObjectPair>& got,
+                               const std::vector<contracts::ObjectPair>& want) {
   if (std::adjacent_find(got.begin(), got.end()) != got.end()) {
     return fail(clause, absl::StrCat(what, ": ", describe_object_pair(*std::adjacent_find(got.begin(), got.end())),
                                      " reported twice"));
@@ -261,7 +270,7 @@ absl::Status same_pairs(absl::string_view clause, absl::string_view what, const 
 
 }  // namespace lwc::internal
 
-export namespace lwc::contracts {
+LWC_EXPORT namespace lwc::contracts {
 
 // check_operation()
 //
@@ -357,7 +366,9 @@ template <std::size_t D>
   std::map<Handle, std::uint32_t> position;
   for (std::size_t i = 0; i < boxes.size(); ++i) {
     if (i > 0 && !(boxes[i - 1].handle.slot < boxes[i].handle.slot)) {
-      return internal::fail("E2 state equivalence: ", "the boxes are not listed by ascending slot");
+      // A std::string, so the header build (where contracts/commit.cppm's fail() is visible too) picks
+      // this contract's overload.
+      return internal::fail("E2 state equivalence: ", std::string("the boxes are not listed by ascending slot"));
     }
     plain.push_back(boxes[i].box);
     position[boxes[i].handle] = static_cast<std::uint32_t>(i);

@@ -52,7 +52,7 @@ inline constexpr absl::uint128 kMaxExpandedChunks = absl::uint128(1) << 24;
 }
 [[nodiscard]] inline std::string text(Int2 c) { return absl::StrCat("(", c.x, ", ", c.y, ")"); }
 
-[[nodiscard]] inline absl::Status fail(absl::string_view clause, absl::string_view why) {
+[[nodiscard]] inline absl::Status violation(absl::string_view clause, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat(clause, why));
 }
 
@@ -81,11 +81,11 @@ inline void sort_unique(ChunkSet& s) {
   absl::uint128 total = 0;
   for (const ChunkRun& r : runs) {
     if (r.x_first > r.x_last) {
-      return fail(clause, absl::StrCat(what, " run ", text(r), " is reversed"));
+      return violation(clause, absl::StrCat(what, " run ", text(r), " is reversed"));
     }
     total += static_cast<absl::uint128>(absl::int128(r.x_last) - absl::int128(r.x_first)) + 1;
     if (total > kMaxExpandedChunks) {
-      return fail(clause, absl::StrCat(what, " runs hold more than 2^24 chunks: too many to check"));
+      return violation(clause, absl::StrCat(what, " runs hold more than 2^24 chunks: too many to check"));
     }
   }
   out.clear();
@@ -210,14 +210,14 @@ class CommitModel {
 // named as such). chunk_size <= 0 is itself a violation.
 [[nodiscard]] inline absl::Status check_chunk_of(Int2 cell, std::int64_t chunk_size, Int2 chunk) {
   if (chunk_size <= 0)
-    return internal::fail("T1 mapping: ", absl::StrCat("chunk size ", chunk_size, " is not positive"));
+    return internal::violation("T1 mapping: ", absl::StrCat("chunk size ", chunk_size, " is not positive"));
   const Int2 want = oracle_chunk_of(cell, chunk_size);
   if (chunk == want) return absl::OkStatus();
   const bool truncated = chunk == Int2{cell.x / chunk_size, cell.y / chunk_size};
-  return internal::fail("T1 mapping: ",
-                        absl::StrCat("cell ", internal::text(cell), " by size ", chunk_size, " is in chunk ",
-                                     internal::text(want), ", got ", internal::text(chunk),
-                                     truncated ? " (the truncating quotient)" : ""));
+  return internal::violation("T1 mapping: ",
+                             absl::StrCat("cell ", internal::text(cell), " by size ", chunk_size, " is in chunk ",
+                                          internal::text(want), ", got ", internal::text(chunk),
+                                          truncated ? " (the truncating quotient)" : ""));
 }
 
 // check_dedup()
@@ -229,9 +229,9 @@ class CommitModel {
   std::set<Int2> chunks;
   for (const Int2 cell : marked_cells) chunks.insert(oracle_chunk_of(cell, chunk_size));
   if (pending_entries == chunks.size()) return absl::OkStatus();
-  return internal::fail("T2 dedup: ",
-                        absl::StrCat(marked_cells.size(), " marked cells fall in ", chunks.size(),
-                                     " chunks, but ", pending_entries, " entries are pending"));
+  return internal::violation("T2 dedup: ",
+                             absl::StrCat(marked_cells.size(), " marked cells fall in ", chunks.size(),
+                                          " chunks, but ", pending_entries, " entries are pending"));
 }
 
 // check_runs()
@@ -243,23 +243,23 @@ class CommitModel {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const ChunkRun& r = runs[i];
     if (r.x_first > r.x_last) {
-      return internal::fail("T3 merge: ", absl::StrCat("run ", i, " (", internal::text(r), ") is reversed"));
+      return internal::violation("T3 merge: ", absl::StrCat("run ", i, " (", internal::text(r), ") is reversed"));
     }
     if (i == 0) continue;
     const ChunkRun& p = runs[i - 1];
     if (p.y > r.y || (p.y == r.y && p.x_first >= r.x_first)) {
-      return internal::fail("T3 merge: ",
-                            absl::StrCat("runs ", i - 1, " (", internal::text(p), ") and ", i, " (",
-                                         internal::text(r), ") are not in canonical order"));
+      return internal::violation("T3 merge: ",
+                                 absl::StrCat("runs ", i - 1, " (", internal::text(p), ") and ", i, " (",
+                                              internal::text(r), ") are not in canonical order"));
     }
     if (p.y == r.y && p.x_last >= r.x_first) {
-      return internal::fail("T3 merge: ", absl::StrCat("runs ", i - 1, " (", internal::text(p), ") and ", i,
-                                                       " (", internal::text(r), ") overlap"));
+      return internal::violation("T3 merge: ", absl::StrCat("runs ", i - 1, " (", internal::text(p), ") and ", i,
+                                                            " (", internal::text(r), ") overlap"));
     }
     // p.x_last < r.x_first here, so p.x_last + 1 cannot overflow.
     if (p.y == r.y && p.x_last + 1 == r.x_first) {
-      return internal::fail("T3 merge: ", absl::StrCat("runs ", i - 1, " (", internal::text(p), ") and ", i,
-                                                       " (", internal::text(r), ") touch: not maximal"));
+      return internal::violation("T3 merge: ", absl::StrCat("runs ", i - 1, " (", internal::text(p), ") and ", i,
+                                                            " (", internal::text(r), ") touch: not maximal"));
     }
   }
   internal::ChunkSet covered;
@@ -267,13 +267,13 @@ class CommitModel {
   const internal::ChunkSet want = internal::set_of(dirty);
   for (const Int2 c : want) {
     if (!internal::has(covered, c)) {
-      return internal::fail("T3 merge: ", absl::StrCat("dirty chunk ", internal::text(c), " is in no run"));
+      return internal::violation("T3 merge: ", absl::StrCat("dirty chunk ", internal::text(c), " is in no run"));
     }
   }
   for (const Int2 c : covered) {
     if (!internal::has(want, c)) {
-      return internal::fail("T3 merge: ",
-                            absl::StrCat("chunk ", internal::text(c), " is in a run but not dirty"));
+      return internal::violation("T3 merge: ",
+                                 absl::StrCat("chunk ", internal::text(c), " is in a run but not dirty"));
     }
   }
   return absl::OkStatus();
@@ -289,10 +289,10 @@ class CommitModel {
                                                       std::span<const ChunkRun> pending_before,
                                                       std::span<const Int2> marked_during,
                                                       std::span<const ChunkRun> pending_after) {
-  if (status.ok()) return internal::fail("T4 all or nothing: ", "a failed preparation returned OK");
+  if (status.ok()) return internal::violation("T4 all or nothing: ", "a failed preparation returned OK");
   if (sequence_after != sequence_before) {
-    return internal::fail("T4 all or nothing: ", absl::StrCat("a failed commit published: sequence ",
-                                                              sequence_before, " became ", sequence_after));
+    return internal::violation("T4 all or nothing: ", absl::StrCat("a failed commit published: sequence ",
+                                                                   sequence_before, " became ", sequence_after));
   }
   internal::ChunkSet before;
   internal::ChunkSet after;
@@ -304,16 +304,16 @@ class CommitModel {
     return s;
   for (const Int2 c : before) {
     if (!internal::has(after, c)) {
-      return internal::fail("T4 all or nothing: ",
-                            absl::StrCat("chunk ", internal::text(c), " was cleared by a failed commit"));
+      return internal::violation("T4 all or nothing: ",
+                                 absl::StrCat("chunk ", internal::text(c), " was cleared by a failed commit"));
     }
   }
   before.insert(before.end(), marked_during.begin(), marked_during.end());
   internal::sort_unique(before);
   for (const Int2 c : after) {
     if (!internal::has(before, c)) {
-      return internal::fail("T4 all or nothing: ", absl::StrCat("chunk ", internal::text(c),
-                                                                " became pending but was never marked"));
+      return internal::violation("T4 all or nothing: ", absl::StrCat("chunk ", internal::text(c),
+                                                                     " became pending but was never marked"));
     }
   }
   return absl::OkStatus();
@@ -330,13 +330,13 @@ class CommitModel {
     std::span<const ChunkRun> published_runs, std::uint64_t sequence_before, std::uint64_t sequence_after,
     std::span<const Int2> marked_during, std::span<const ChunkRun> pending_after) {
   if (sequence_after != sequence_before + 1) {
-    return internal::fail("T5 exact clearing: ", absl::StrCat("sequence ", sequence_before, " became ",
-                                                              sequence_after, ", not one more"));
+    return internal::violation("T5 exact clearing: ", absl::StrCat("sequence ", sequence_before, " became ",
+                                                                   sequence_after, ", not one more"));
   }
   if (!std::equal(batch.begin(), batch.end(), published_runs.begin(), published_runs.end())) {
-    return internal::fail("T5 exact clearing: ",
-                          absl::StrCat("the published batch has ", published_runs.size(), " runs, not the ",
-                                       batch.size(), " prepared"));
+    return internal::violation("T5 exact clearing: ",
+                               absl::StrCat("the published batch has ", published_runs.size(), " runs, not the ",
+                                            batch.size(), " prepared"));
   }
   internal::ChunkSet before;
   internal::ChunkSet in_batch;
@@ -351,24 +351,24 @@ class CommitModel {
   const internal::ChunkSet marked = internal::set_of(marked_during);
   for (const Int2 c : in_batch) {
     if (!internal::has(before, c)) {
-      return internal::fail("T5 exact clearing: ",
-                            absl::StrCat("chunk ", internal::text(c), " was published but not dirty"));
+      return internal::violation("T5 exact clearing: ",
+                                 absl::StrCat("chunk ", internal::text(c), " was published but not dirty"));
     }
     if (internal::has(after, c) && !internal::has(marked, c)) {
-      return internal::fail("T5 exact clearing: ",
-                            absl::StrCat("chunk ", internal::text(c), " was published but not cleared"));
+      return internal::violation("T5 exact clearing: ",
+                                 absl::StrCat("chunk ", internal::text(c), " was published but not cleared"));
     }
   }
   for (const Int2 c : before) {
     if (!internal::has(in_batch, c) && !internal::has(after, c)) {
-      return internal::fail("T5 exact clearing: ",
-                            absl::StrCat("chunk ", internal::text(c), " was cleared but not published"));
+      return internal::violation("T5 exact clearing: ",
+                                 absl::StrCat("chunk ", internal::text(c), " was cleared but not published"));
     }
   }
   for (const Int2 c : after) {
     if (!internal::has(before, c) && !internal::has(marked, c)) {
-      return internal::fail("T5 exact clearing: ", absl::StrCat("chunk ", internal::text(c),
-                                                                " became pending but was never marked"));
+      return internal::violation("T5 exact clearing: ", absl::StrCat("chunk ", internal::text(c),
+                                                                     " became pending but was never marked"));
     }
   }
   return absl::OkStatus();
@@ -384,7 +384,7 @@ class CommitModel {
     const bool pending = std::any_of(pending_after.begin(), pending_after.end(),
                                      [c](const ChunkRun& r) { return r.contains(c); });
     if (!pending) {
-      return internal::fail(
+      return internal::violation(
           "T6 generations: ",
           absl::StrCat("chunk ", internal::text(c), " was marked during preparation but is not pending"));
     }
@@ -400,12 +400,12 @@ class CommitModel {
                                                std::span<const ChunkRun> prepared) {
   const std::size_t want = max_runs == 0 ? pending_before.size() : std::min(max_runs, pending_before.size());
   if (prepared.size() > want) {
-    return internal::fail("T8 budget: ",
-                          absl::StrCat(prepared.size(), " runs prepared; the budget allows ", want));
+    return internal::violation("T8 budget: ",
+                               absl::StrCat(prepared.size(), " runs prepared; the budget allows ", want));
   }
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     if (prepared[i] != pending_before[i]) {
-      return internal::fail(
+      return internal::violation(
           "T8 budget: ",
           absl::StrCat("run ", i, " prepared is ", internal::text(prepared[i]), "; the ", i,
                        "-th pending run in canonical order is ", internal::text(pending_before[i])));
@@ -433,26 +433,26 @@ struct BatchView {
   const auto it = std::find_if(published.begin(), published.end(),
                                [&](const BatchView& b) { return b.sequence == seen.sequence; });
   if (it == published.end()) {
-    return internal::fail("T7 reader isolation: ",
-                          absl::StrCat("batch ", seen.sequence, " was never published"));
+    return internal::violation("T7 reader isolation: ",
+                               absl::StrCat("batch ", seen.sequence, " was never published"));
   }
   if (seen.runs != it->runs) {
-    return internal::fail("T7 reader isolation: ",
-                          absl::StrCat("batch ", seen.sequence, " was seen with ", seen.runs.size(),
-                                       " runs differing from the ", it->runs.size(), " published"));
+    return internal::violation("T7 reader isolation: ",
+                               absl::StrCat("batch ", seen.sequence, " was seen with ", seen.runs.size(),
+                                            " runs differing from the ", it->runs.size(), " published"));
   }
   if (seen.origins.size() != seen.runs.size()) {
-    return internal::fail("T7 reader isolation: ",
-                          absl::StrCat("batch ", seen.sequence, " has ", seen.runs.size(), " runs but ",
-                                       seen.origins.size(), " snapshots"));
+    return internal::violation("T7 reader isolation: ",
+                               absl::StrCat("batch ", seen.sequence, " has ", seen.runs.size(), " runs but ",
+                                            seen.origins.size(), " snapshots"));
   }
   // The commit that prepared the published batch (all its origins are one; the empty batch has none).
   const std::uint64_t want = it->origins.empty() ? 0 : it->origins[0];
   for (std::size_t i = 0; i < seen.origins.size(); ++i) {
     if (seen.origins[i] != want) {
-      return internal::fail("T7 reader isolation: ",
-                            absl::StrCat("batch ", seen.sequence, " mixes snapshots of commits ", want,
-                                         " and ", seen.origins[i], " (entry ", i, ")"));
+      return internal::violation("T7 reader isolation: ",
+                                 absl::StrCat("batch ", seen.sequence, " mixes snapshots of commits ", want,
+                                              " and ", seen.origins[i], " (entry ", i, ")"));
     }
   }
   return absl::OkStatus();

@@ -366,9 +366,7 @@ template <std::size_t D>
   std::map<Handle, std::uint32_t> position;
   for (std::size_t i = 0; i < boxes.size(); ++i) {
     if (i > 0 && !(boxes[i - 1].handle.slot < boxes[i].handle.slot)) {
-      // A std::string, so the header build (where contracts/commit.cppm's fail() is visible too) picks
-      // this contract's overload.
-      return internal::fail("E2 state equivalence: ", std::string("the boxes are not listed by ascending slot"));
+      return internal::fail("E2 state equivalence: ", "the boxes are not listed by ascending slot");
     }
     plain.push_back(boxes[i].box);
     position[boxes[i].handle] = static_cast<std::uint32_t>(i);

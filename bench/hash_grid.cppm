@@ -4,7 +4,10 @@
 // A benchmark baseline, not part of lwc: the textbook spatial hash (a hash map of cell lists and a global
 // pair set) that lwc.broadphase is measured against (bench/broadphase_bench.cc) and whose independent
 // counts tests/broadphase_test.cc compares lwc's stats with (B12). Built only with the tests or benches.
+#ifndef LWC_HEADER_BUILD
 module;
+#endif
+#include "lwc/config.h"
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -18,9 +21,13 @@ module;
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#ifndef LWC_HEADER_BUILD
 export module lwc.bench.hash_grid;
 
 import lwc.broadphase;
+#else
+#include "lwc/broadphase.h"
+#endif
 
 namespace lwc::bench {
 
@@ -40,7 +47,7 @@ struct CellHash {
 
 }  // namespace lwc::bench
 
-export namespace lwc::bench {
+LWC_EXPORT namespace lwc::bench {
 
 // HashGridResult
 //
@@ -109,10 +116,10 @@ template <std::size_t D>
   std::sort(out.pairs.begin(), out.pairs.end());
   return out;
 }
-[[nodiscard]] absl::StatusOr<HashGridResult> hash_grid_pairs(std::span<const Box2> boxes, const GridConfig& config) {
+[[nodiscard]] inline absl::StatusOr<HashGridResult> hash_grid_pairs(std::span<const Box2> boxes, const GridConfig& config) {
   return hash_grid_pairs<2>(boxes, config);
 }
-[[nodiscard]] absl::StatusOr<HashGridResult> hash_grid_pairs(std::span<const Box3> boxes, const GridConfig& config) {
+[[nodiscard]] inline absl::StatusOr<HashGridResult> hash_grid_pairs(std::span<const Box3> boxes, const GridConfig& config) {
   return hash_grid_pairs<3>(boxes, config);
 }
 

@@ -24,10 +24,17 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 
+#ifdef LWC_HEADER_BUILD  // tests/header_build: the same test, lwc as headers
+#include "lwc/decompose.h"
+#include "lwc/broadphase.h"
+#include "lwc/contracts/broadphase.h"
+#include "lwc/bench/hash_grid.h"
+#else
 import lwc.decompose;
 import lwc.broadphase;
 import lwc.contracts.broadphase;
 import lwc.bench.hash_grid;
+#endif
 
 namespace {
 

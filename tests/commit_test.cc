@@ -29,9 +29,15 @@
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 
+#ifdef LWC_HEADER_BUILD  // tests/header_build: the same test, lwc as headers
+#include "lwc/decompose.h"
+#include "lwc/commit.h"
+#include "lwc/contracts/commit.h"
+#else
 import lwc.decompose;
 import lwc.commit;
 import lwc.contracts.commit;
+#endif
 
 namespace {
 

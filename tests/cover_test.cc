@@ -19,8 +19,13 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 
+#ifdef LWC_HEADER_BUILD  // tests/header_build: the same test, lwc as headers
+#include "lwc/cover.h"
+#include "lwc/contracts/cover.h"
+#else
 import lwc.cover;
 import lwc.contracts.cover;
+#endif
 
 namespace {
 

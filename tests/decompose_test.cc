@@ -19,8 +19,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 
+#ifdef LWC_HEADER_BUILD  // tests/header_build: the same test, lwc as headers
+#include "lwc/decompose.h"
+#include "lwc/contracts/decompose.h"
+#else
 import lwc.decompose;
 import lwc.contracts.decompose;
+#endif
 
 namespace {
 

@@ -22,8 +22,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 
+#ifdef LWC_HEADER_BUILD  // tests/header_build: the same test, lwc as headers
+#include "lwc/rebase.h"
+#include "lwc/contracts/rebase.h"
+#else
 import lwc.rebase;
 import lwc.contracts.rebase;
+#endif
 
 namespace {
 

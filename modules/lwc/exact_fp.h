@@ -8,9 +8,8 @@
 //   Classification. Under -ffinite-math-only (implied by -ffast-math) clang assumes no value is NaN or
 //   infinite: std::isnan / std::isfinite fold to constants, and clang 19 marks every floating-point
 //   parameter nofpclass(nan inf), so even a test on the bits is folded. lwc::fp classifies on the
-//   integer bits (std::bit_cast) and, only when __FINITE_MATH_ONLY__ is 1, passes them through an
-//   empty asm statement the optimiser cannot see through. lwc's own builds define it as 0, so there the
-//   barrier is compiled out and the tests are the plain bit tests.
+//   integer bits (std::bit_cast) passed through an empty asm statement the optimiser cannot see through
+//   (see opaque_bits() for why lwc's own builds keep it too).
 //
 //   Arithmetic. -ffast-math also lets the compiler replace v / h by v * (1 / h), reassociate, drop the
 //   sign of zero and fuse a * b + c; each breaks an exact algorithm (cell_of's floor, rebase's rounding,
@@ -79,13 +78,15 @@ using Bits = typename Layout<F>::Bits;
 
 // opaque_bits()
 //
-// `bits` unchanged, but under -ffinite-math-only the optimiser no longer knows where they came from, so
-// a test on them cannot be folded by an assumption that floats are finite. The identity elsewhere.
+// `bits` unchanged, but the optimiser no longer knows where they came from: under -ffinite-math-only a
+// test on them cannot be folded by the assumption that floats are finite, and in every build it cannot be
+// rewritten into a floating-point compare (clang turns `(bits & ~sign) == 0` into `x == 0.0`, which is
+// equivalent in IEEE arithmetic but reads a subnormal as 0 once the consumer's -ffast-math startup code
+// has set denormals-are-zero, and that mode also governs lwc's own archive code in the consumer's
+// process). The empty asm emits no instruction; it only keeps the test on the integer bits.
 template <class U>
 [[nodiscard]] constexpr U opaque_bits(U bits) noexcept {
-#if __FINITE_MATH_ONLY__
   if (!std::is_constant_evaluated()) asm("" : "+r"(bits));
-#endif
   return bits;
 }
 

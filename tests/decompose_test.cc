@@ -343,7 +343,7 @@ TEST(CellOf, D11_BatchRefusesLongerOutput) {  // D11
   EXPECT_EQ(points[0], (ChunkPoint{7, 7}));
 }
 
-// lwc/exact_fp.h: the bit-level classification and stepping that D9, B6 and R1/R4 rest on under the
+// lwc/exact_fp.h: the bit-level classification and stepping that cell_of, box validation and rebase rest on under the
 // consumer's fast-math flags agree with <cmath> where <cmath> is exact (lwc's own flags).
 TEST(ExactFp, AgreesWithCmathOnEveryClassOfDouble) {
   const double kInf = std::numeric_limits<double>::infinity();

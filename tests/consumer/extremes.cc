@@ -7,6 +7,12 @@
 // answer is judged by the checkers of lwc.contracts (compiled with the same flags) and, for the cases the
 // issue names, by the expected value itself. Prints the number of checks; exits non-zero on any failure.
 //
+// Status (issue 22, not finished): not yet built by `./lwc package`. Against this branch's package it
+// passes all but 34 of its 24,153 checks under -ffast-math (clang 19, -O1), all of them subnormal cases
+// under the denormals-are-zero mode -ffast-math's startup code sets: float cell_of at subnormal sizes and
+// 0.5f / 0.1f, rebase's bubble edge and R4 at a subnormal offset, pairs of subnormal boxes (and checks of
+// this file that widen a subnormal float in the consumer's own code). The other flag sets were not run.
+//
 // The extreme values are made from their bits, read through a volatile: this file is compiled with the
 // consumer's flags too, and under -ffinite-math-only a NaN or infinity written as a literal (or returned
 // by std::numeric_limits) is folded away before lwc ever sees it. An engine's NaNs come from memory.
@@ -203,7 +209,8 @@ void decompose() {
     std::vector<std::int64_t> out(finite.size());
     const absl::Status batch = lwc::cells_of(finite, *lwc::CellSize::create(h), out);
     expect_ok(lwc::contracts::check_cell_batch(finite, h, batch, out), absl::StrCat("D11 cells_of at ", hex(h)));
-    std::vector<double> with_nan = {d(0x3ff0000000000000), d(0x7ff8000000000000), d(0x4000000000000000)};
+    // Zeros around the NaN, so that no earlier element fails first (1.0 / a subnormal h is OutOfRange).
+    std::vector<double> with_nan = {d(0x0000000000000000), d(0x7ff8000000000000), d(0x8000000000000000)};
     std::vector<std::int64_t> out3(3);
     const absl::Status refused = lwc::cells_of(with_nan, *lwc::CellSize::create(h), out3);
     expect(refused.code() == absl::StatusCode::kInvalidArgument, absl::StrCat("D11 cells_of refuses a NaN at ", hex(h)));

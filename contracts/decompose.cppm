@@ -28,8 +28,12 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "lwc/exact_fp.h"
 #ifndef LWC_HEADER_BUILD
 export module lwc.contracts.decompose;
+
+// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
+LWC_EXACT_FP_BEGIN
 
 export import lwc.decompose;  // the signatures name ChunkPoint, Int2, Int3
 #else
@@ -243,8 +247,8 @@ LWC_EXPORT namespace lwc::contracts {
 // the search to a few cells around it once both new ends pass the same exact comparisons (otherwise the
 // search spans every int64, 64 steps), so the answer never depends on a division.
 [[nodiscard]] inline absl::StatusOr<std::int64_t> oracle_cell_of(double v, double h) {
-  if (!std::isfinite(h) || !(h > 0)) return absl::InvalidArgumentError("D9: bad cell size");
-  if (!std::isfinite(v)) return absl::InvalidArgumentError("D9: non-finite coordinate");
+  if (!fp::is_finite(h) || fp::sign_bit(h) || fp::is_zero(h)) return absl::InvalidArgumentError("D9: bad cell size");
+  if (!fp::is_finite(v)) return absl::InvalidArgumentError("D9: non-finite coordinate");
   // Invariant: lo * h <= v < hi * h.
   absl::int128 lo = internal::kMin;
   absl::int128 hi = absl::int128(1) << 63;
@@ -252,7 +256,7 @@ LWC_EXPORT namespace lwc::contracts {
   if (internal::sign_of_multiple_minus(hi, h, v) <= 0) return absl::OutOfRangeError("D9: above int64");
   // The rounded quotient is within |v / h| * 2^-52 + 1 of the floor; the slack is wider than that.
   const double q = std::floor(v / h);
-  if (std::isfinite(q) && std::fabs(q) < 0x1p62) {
+  if (fp::is_finite(q) && std::fabs(q) < 0x1p62) {
     const absl::int128 guess = static_cast<std::int64_t>(q);
     const absl::int128 slack = absl::int128(static_cast<std::int64_t>(std::fabs(q) * 0x1p-50)) + 2;
     const absl::int128 a = std::max(lo, guess - slack);
@@ -292,7 +296,7 @@ LWC_EXPORT namespace lwc::contracts {
 // D10: a <= b implies cell(a) <= cell(b), for two answers of one implementation at the same h.
 [[nodiscard]] inline absl::Status check_cell_monotone(double a, std::int64_t cell_a, double b,
                                                       std::int64_t cell_b) {
-  if (!(a <= b) || cell_a <= cell_b) return absl::OkStatus();
+  if (!fp::less_equal(a, b) || cell_a <= cell_b) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat("D10 monotone: ", internal::describe(a), " <= ",
                                                  internal::describe(b), " but cell ", cell_a, " > cell ",
                                                  cell_b));
@@ -343,3 +347,5 @@ LWC_EXPORT namespace lwc::contracts {
 }
 
 }  // namespace lwc::contracts
+
+LWC_EXACT_FP_END

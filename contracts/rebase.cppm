@@ -40,8 +40,12 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "lwc/exact_fp.h"
 #ifndef LWC_HEADER_BUILD
 export module lwc.contracts.rebase;
+
+// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
+LWC_EXACT_FP_BEGIN
 
 export import lwc.rebase;  // the signatures name WorldPosition, RenderPoint, CellIndex
 import lwc.contracts.internal.wide;
@@ -80,8 +84,8 @@ inline bool is_even(float f) { return (std::bit_cast<std::uint32_t>(f) & 1) == 0
 // y + above, and on either end only when y is even (ties to even).
 template <typename T>
 bool is_nearest(const Wide& twice, T y, std::uint64_t unit) {
-  const T below = std::nextafter(y, -std::numeric_limits<T>::infinity());
-  const T above = std::nextafter(y, std::numeric_limits<T>::infinity());
+  const T below = fp::next_down(y);
+  const T above = fp::next_up(y);
   const Wide sy = Wide::scaled(static_cast<double>(y)) * unit;
   const Wide lo = sy + Wide::scaled(static_cast<double>(below)) * unit;
   const Wide hi = sy + Wide::scaled(static_cast<double>(above)) * unit;
@@ -140,7 +144,7 @@ template <std::size_t D>
         "; got ", got.ok() ? absl::StrCat("(", got->first, ", ", internal::hex(got->second), ")")
                            : internal::status_text(got.status())));
   };
-  if (!std::isfinite(offset)) {
+  if (!fp::is_finite(offset)) {
     if (got.ok() || got.status().code() != absl::StatusCode::kInvalidArgument) {
       return fail("a non-finite offset must be InvalidArgument");
     }
@@ -154,7 +158,7 @@ template <std::size_t D>
   const Wide twice_e = e + e;
   // The nearest double to e is size when e is past the midpoint to the double below size, or on it and
   // size is the even one of the two (sizes above 2^52 can be odd).
-  const int to_mid = compare(Wide::scaled(size_d) + Wide::scaled(std::nextafter(size_d, 0.0)), twice_e);
+  const int to_mid = compare(Wide::scaled(size_d) + Wide::scaled(fp::next_down(size_d)), twice_e);
   const bool carry = to_mid < 0 || (to_mid == 0 && internal::is_even(size_d));
   const Wide final_cell = carry ? k + Wide::of(1) : k;
   if (!final_cell.fits_int64()) {
@@ -164,7 +168,7 @@ template <std::size_t D>
     return absl::OkStatus();
   }
   if (!got.ok()) return fail(absl::StrCat("expected cell ", final_cell.to_int64()));
-  if (!internal::is_normalised(got->second, size) || std::signbit(got->second)) {
+  if (!internal::is_normalised(got->second, size) || fp::sign_bit(got->second)) {
     return fail("the offset is not in [0, size) (or is -0.0)");
   }
   if (got->first != final_cell.to_int64()) {
@@ -320,7 +324,7 @@ template <std::size_t D>
   if (got->version != version) return fail("R3 one origin per version", absl::StrCat("tagged with the wrong version, want ", version));
   for (std::size_t a = 0; a < D; ++a) {
     const float y = got->at[a];
-    if (!std::isfinite(y) || !internal::is_nearest(exact[a] + exact[a], y, d)) {
+    if (!fp::is_finite(y) || !internal::is_nearest(exact[a] + exact[a], y, d)) {
       return fail("R4 exact render", absl::StrCat("axis ", a, " is not the float nearest to the exact value"));
     }
   }
@@ -355,7 +359,7 @@ template <std::size_t D>
   for (std::size_t a = 0; a < D; ++a) {
     const Wide exact = internal::exact_axis(p.cell[a], p.offset[a], origin[a], spec.cell_size);
     const Wide diff = Wide::scaled(static_cast<double>(got.at[a])) * d - exact;
-    if (!std::isfinite(got.at[a]) || bound < diff || diff < -bound) {
+    if (!fp::is_finite(got.at[a]) || bound < diff || diff < -bound) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "R5 error bound: axis %d of %s renders as %a, farther than %a from the exact value", a,
           internal::position(p), static_cast<double>(got.at[a]), render_error_bound(spec)));
@@ -575,7 +579,7 @@ template <std::size_t D>
         absl::StrCat("R10 no drift: ", anchors.size(), " anchors but ", locals.size(), " locals"));
   }
   for (std::size_t i = 0; i < anchors.size(); ++i) {
-    const bool outside = std::all_of(locals[i].begin(), locals[i].end(), [](float v) { return std::isnan(v); });
+    const bool outside = std::all_of(locals[i].begin(), locals[i].end(), [](float v) { return fp::is_nan(v); });
     const absl::StatusOr<RenderPoint<D>> as_render =
         outside ? absl::StatusOr<RenderPoint<D>>(absl::OutOfRangeError("NaN locals"))
                 : absl::StatusOr<RenderPoint<D>>(RenderPoint<D>{locals[i], 0});
@@ -632,3 +636,5 @@ template <std::size_t D>
 }
 
 }  // namespace lwc::contracts
+
+LWC_EXACT_FP_END

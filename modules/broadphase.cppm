@@ -33,8 +33,12 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lwc/check.h"
+#include "lwc/exact_fp.h"
 #ifndef LWC_HEADER_BUILD
 export module lwc.broadphase;
+
+// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
+LWC_EXACT_FP_BEGIN
 
 // The API speaks in CellSize and the budgets of lwc.decompose: importing lwc.broadphase is enough.
 export import lwc.decompose;
@@ -755,3 +759,5 @@ class Grid {
 };
 
 }  // namespace lwc
+
+LWC_EXACT_FP_END

@@ -24,10 +24,14 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lwc/check.h"
+#include "lwc/exact_fp.h"
 #ifndef LWC_HEADER_BUILD
 export module lwc.decompose;
 #else
 #endif
+
+// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
+LWC_EXACT_FP_BEGIN
 
 namespace lwc::internal {
 
@@ -316,7 +320,8 @@ class BasicCellSize {
   //
   // Returns the size `h`, or InvalidArgument when h is NaN, infinite, zero or negative.
   [[nodiscard]] static absl::StatusOr<BasicCellSize> create(F h) {
-    if (!std::isfinite(h) || !(h > 0)) {
+    // On the bits: under denormals-are-zero `h > 0` is false for a subnormal h (lwc/exact_fp.h).
+    if (!fp::is_finite(h) || fp::sign_bit(h) || fp::is_zero(h)) {
       return absl::InvalidArgumentError(
           absl::StrFormat("cell size %.17g is not finite and positive (D9)", static_cast<double>(h)));
     }
@@ -472,6 +477,16 @@ namespace lwc::internal {
 template <std::floating_point F>
 inline constexpr F kExactIntegers = F(std::uint64_t{1} << std::numeric_limits<F>::digits);
 
+// The magnitudes below which cell_of leaves floating-point arithmetic (bits of 2^(e_min - 1 + p): 2^-969 for
+// double, 2^-102 for float). Under flush-to-zero / denormals-are-zero a subnormal operand reads as 0 and a
+// subnormal result becomes 0. From this size up every F is a multiple of twice the least normal, so v,
+// n * h and the fused residual v - n * h are too, and a nonzero residual is normal; a quotient that
+// flushes to zero still gives the right cell (0, or -1 when the residual, v itself, is negative).
+template <std::floating_point F>
+inline constexpr fp::Bits<F> kTinyBits = fp::Bits<F>(std::numeric_limits<F>::min_exponent + std::numeric_limits<F>::digits +
+                                                     std::numeric_limits<F>::max_exponent - 2)
+                                         << (std::numeric_limits<F>::digits - 1);
+
 // The exact floor of v / h for the common case |fl(v / h)| < 2^p, stored in `cell`; false (nothing
 // stored) for non-finite v and larger quotients, which cell_of() handles. Inline and branch-light: the
 // broad phase calls it for every box corner.
@@ -483,6 +498,18 @@ inline constexpr F kExactIntegers = F(std::uint64_t{1} << std::numeric_limits<F>
 // subnormal never rounds to zero).
 template <std::floating_point F>
 [[nodiscard]] inline bool cell_of_small(F v, F h, std::int64_t& cell) {
+#if __FINITE_MATH_ONLY__
+  // Under -ffinite-math-only the compiler may assume v / h is never NaN and fold the test below; the bit
+  // test cannot be folded (lwc/exact_fp.h). lwc's own builds need no extra test: NaN fails the compare.
+  if (!fp::is_finite(v)) return false;
+#endif
+#if LWC_DENORMALS_ARE_ZERO
+  // Subnormal-sized operands go to the integer path (see kTinyBits); zero stays here (its cell is 0).
+  if (fp::Bits<F>((fp::bits_of(v) & ~fp::Layout<F>::kSign) - 1) < fp::Bits<F>(kTinyBits<F> - 1) ||
+      fp::bits_of(h) < kTinyBits<F>) {
+    return false;
+  }
+#endif
   const F q = v / h;  // correctly rounded, so monotone in v; NaN or +-inf for non-finite v
   if (!(std::fabs(q) < kExactIntegers<F>)) return false;
   auto n = static_cast<std::int64_t>(q);  // truncates; |q| < 2^p fits
@@ -492,29 +519,47 @@ template <std::floating_point F>
   return true;
 }
 
-// The exact floor of v / h when the rounded quotient is at least 2^p in magnitude (or overflowed), where
-// F no longer holds every integer: kOk with `cell` set, or kOutOfRange. Works on the integer
-// significands: |v| = mv * 2^ev and h = mh * 2^eh (mv, mh < 2^p), so |v| / h = (mv << (ev - eh)) / mh,
-// below 2^(p + 65) for any quotient that can fit an int64, and uint128 division is exact.
+// The exact floor of v / h for any finite v and valid h, on the integer significands: kOk with `cell`
+// set, or kOutOfRange. cell_of() takes it when cell_of_small() declines: quotients of 2^p and more, where
+// F no longer holds every integer, and (under LWC_DENORMALS_ARE_ZERO) subnormal-sized operands. With
+// |v| = mv * 2^ev and h = mh * 2^eh, mv and mh normalised to [2^(p-1), 2^p) (lwc::fp::decode reads the
+// bits, so subnormals are exact in every floating-point mode), |v| / h = mv * 2^d / mh with d = ev - eh
+// lies in (2^(d-1), 2^(d+1)): out of int64 for d > 65, below 1 for d < -p, and otherwise one exact
+// uint128 division.
 template <std::floating_point F>
 [[nodiscard]] absl::StatusCode cell_of_large(F v, F h, std::int64_t& cell) noexcept {
   constexpr int kDigits = std::numeric_limits<F>::digits;
+  std::uint64_t mv = 0;
+  std::uint64_t mh = 0;
   int ev = 0;
   int eh = 0;
-  // frexp normalises subnormals too: the fractions have at most p significant bits, so scaling them by
-  // 2^p gives exact integers below 2^p.
-  const auto mv = static_cast<std::uint64_t>(std::ldexp(std::frexp(std::fabs(v), &ev), kDigits));
-  const auto mh = static_cast<std::uint64_t>(std::ldexp(std::frexp(h, &eh), kDigits));
-  // mv / mh lies in (1/2, 2): the quotient is below 2^(d + 1) and at least 2^(d - 1).
-  const int d = ev - eh;
+  fp::decode(v, mv, ev);
+  fp::decode(h, mh, eh);
+  const bool negative = fp::sign_bit(v);
+  if (mv == 0) {
+    cell = 0;  // +-0 is in cell 0
+    return absl::StatusCode::kOk;
+  }
+  // Normalise the significands (subnormals have fewer than p bits).
+  const int sv = std::countl_zero(mv) - (64 - kDigits);
+  const int sh = std::countl_zero(mh) - (64 - kDigits);
+  mv <<= sv;
+  mh <<= sh;
+  const int d = (ev - sv) - (eh - sh);
   if (d > 65) return absl::StatusCode::kOutOfRange;
-  // Invariant: the caller saw |fl(v / h)| >= 2^p, so d >= p - 1 and the shift below is defined.
-  LWC_CHECK(d >= kDigits - 1, "cell_of_large called for a small quotient");
-  const absl::uint128 num = absl::uint128(mv) << d;
-  const absl::uint128 quotient = num / mh;
-  const bool inexact = num % mh != 0;
+  absl::uint128 quotient = 0;
+  bool inexact = true;
+  if (d >= 0) {
+    const absl::uint128 num = absl::uint128(mv) << d;
+    quotient = num / mh;
+    inexact = num % mh != 0;
+  } else if (d >= -kDigits) {
+    const absl::uint128 den = absl::uint128(mh) << -d;
+    quotient = absl::uint128(mv) / den;
+    inexact = absl::uint128(mv) % den != 0;
+  }  // else |v| / h < 2^(d + 1) <= 2^-p: quotient 0, inexact (v is not zero)
   constexpr absl::uint128 kTwo63 = absl::uint128(1) << 63;
-  if (v >= 0) {
+  if (!negative) {
     if (quotient >= kTwo63) return absl::StatusCode::kOutOfRange;
     cell = static_cast<std::int64_t>(absl::Uint128Low64(quotient));
     return absl::StatusCode::kOk;
@@ -540,10 +585,7 @@ template <std::floating_point F>
 [[nodiscard]] absl::StatusCode cell_of_code(std::type_identity_t<F> v, BasicCellSize<F> h,
                                             std::int64_t& cell) noexcept {
   if (internal::cell_of_small(v, h.value(), cell)) return absl::StatusCode::kOk;
-  if (!std::isfinite(v)) return absl::StatusCode::kInvalidArgument;
-  // A rounded quotient of at least 2^64 means an exact one above 2^63 (rounding is monotone and 2^64 is
-  // representable): out of range without the significand arithmetic.
-  if (!(std::fabs(v / h.value()) < F(0x1p64))) return absl::StatusCode::kOutOfRange;
+  if (!fp::is_finite(v)) return absl::StatusCode::kInvalidArgument;
   return internal::cell_of_large(v, h.value(), cell);
 }
 
@@ -602,3 +644,5 @@ template <std::floating_point F>
 }
 
 }  // namespace lwc
+
+LWC_EXACT_FP_END

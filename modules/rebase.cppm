@@ -33,8 +33,12 @@ module;
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "lwc/check.h"
+#include "lwc/exact_fp.h"
 #ifndef LWC_HEADER_BUILD
 export module lwc.rebase;
+
+// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
+LWC_EXACT_FP_BEGIN
 
 // The API speaks in ChunkSize (WorldGrid::create): importing lwc.rebase is enough to use it.
 export import lwc.decompose;
@@ -120,7 +124,7 @@ inline absl::int128 integral_double_to_int128(double v) {
 // Large |v| is an integer, and the split is exact in int128. The cell sum is formed in int128.
 inline absl::Status normalize_axis(std::int64_t cell, double v, std::int64_t size, CellSize real_size,
                                    std::int64_t& cell_out, double& offset_out) {
-  if (!std::isfinite(v)) {
+  if (!fp::is_finite(v)) {
     return absl::InvalidArgumentError(absl::StrFormat("normalize: offset %a is not finite (R1)", v));
   }
   absl::int128 k = 0;
@@ -132,7 +136,9 @@ inline absl::Status normalize_axis(std::int64_t cell, double v, std::int64_t siz
     LWC_CHECK(floor_cell.ok(), "cell_of failed for a small offset");
     k = *floor_cell;
     if (*floor_cell == 0) {
-      offset = v + 0.0;  // -0.0 + 0.0 is +0.0: a normalised offset is never negative zero
+      // A normalised offset is never negative zero: here v is +0.0, -0.0 or positive. (Not v + 0.0, which
+      // -fno-signed-zeros folds to v and denormals-are-zero flushes for a subnormal v.)
+      offset = fp::sign_bit(v) ? 0.0 : v;
     } else {
       offset = std::fma(-static_cast<double>(*floor_cell), s, v);
       if (offset == s) {
@@ -188,8 +194,11 @@ inline float round_scaled_to_float(absl::uint128 q, bool sticky, int exp2, bool 
     const absl::uint128 rest = q & ((absl::uint128(1) << shift) - 1);
     const absl::uint128 half = absl::uint128(1) << (shift - 1);
     if (rest > half || (rest == half && (sticky || (kept & 1) != 0))) kept += 1;
-    // kept <= 2^24, exact as a float; scaling by a power of two is exact for representable results.
-    magnitude = std::ldexp(static_cast<float>(absl::Uint128Low64(kept)), lsb);
+    // kept <= 2^24, exact as a float; scaling by a power of two is exact for representable results. A
+    // subnormal result (lsb at the least float's bit) is written from its bits, kept itself, as the
+    // scaling would be flushed to zero under flush-to-zero.
+    magnitude = lsb == kLowestBit ? fp::from_bits<float>(static_cast<std::uint32_t>(absl::Uint128Low64(kept)))
+                                  : std::ldexp(static_cast<float>(absl::Uint128Low64(kept)), lsb);
   }
   return negative ? -magnitude : magnitude;
 }
@@ -203,20 +212,25 @@ inline float round_scaled_to_float(absl::uint128 q, bool sticky, int exp2, bool 
 // uint128 with the same division.
 inline float round_exact_to_float(std::int64_t w, double f, std::int64_t d) {
   const double t = static_cast<double>(w) + f;
-  // Fast2Sum (|w| >= 1 > f): t - w is exact, and f - (t - w) is the rounding error of t.
-  const bool t_is_exact = w == 0 || f - (t - static_cast<double>(w)) == 0;
+  // Fast2Sum (|w| >= 1 > f): t - w is exact, and f - (t - w) is the rounding error of t. A subnormal f
+  // is below half an ulp of any w != 0, so t is inexact then (said on the bits: under denormals-are-zero
+  // the CPU would read f as 0).
+  const bool t_is_exact = w == 0 || (!fp::is_subnormal(f) && f - (t - static_cast<double>(w)) == 0);
   const auto divisor = static_cast<std::uint64_t>(d);
   if (t_is_exact) {
-    if (t == 0) return 0.0f;
+    // t == f for w == 0: a subnormal t is far below half the least float even before dividing.
+    if (fp::is_zero(t) || fp::is_subnormal(t)) return 0.0f;
     int exponent = 0;
-    const auto m = static_cast<std::uint64_t>(std::ldexp(std::frexp(std::fabs(t), &exponent), 53));
+    std::uint64_t m = 0;
+    fp::decode(t, m, exponent);  // |t| = m * 2^exponent, m in [2^52, 2^53) as t is normal
     const absl::uint128 u = absl::uint128(m) << 64;
-    return round_scaled_to_float(u / divisor, u % divisor != 0, exponent - 53 - 64, t < 0);
+    return round_scaled_to_float(u / divisor, u % divisor != 0, exponent - 64, fp::sign_bit(t));
   }
   constexpr int kScale = 82;
   int exponent = 0;
-  const auto mf = static_cast<std::uint64_t>(std::ldexp(std::frexp(f, &exponent), 53));
-  const int up = exponent - 53 + kScale;  // f * 2^82 = mf * 2^up
+  std::uint64_t mf = 0;
+  fp::decode(f, mf, exponent);  // from the bits: exact for a subnormal f in every floating-point mode
+  const int up = exponent + kScale;  // f * 2^82 = mf * 2^up
   absl::uint128 frac_bits = 0;
   bool sticky = false;
   if (up >= 0) {
@@ -259,14 +273,16 @@ inline bool render_axis(std::int64_t cell, double offset, std::int64_t origin, s
                         std::int64_t d, std::int64_t bubble, float& out) {
   // 0 <= offset < 2^53, so truncation is the floor and both parts are exact (and no libm call is made).
   const auto whole = static_cast<std::int64_t>(offset);
-  const double frac = offset - static_cast<double>(whole);
+  // Below 1 the offset is its own fraction: no subtraction, so a subnormal survives denormals-are-zero.
+  const double frac = whole == 0 ? offset : offset - static_cast<double>(whole);
   std::int64_t delta = 0;
   std::int64_t w = 0;
   if (__builtin_sub_overflow(cell, origin, &delta) || __builtin_mul_overflow(delta, size, &w) ||
       __builtin_add_overflow(w, whole, &w)) {
     return false;
   }
-  if (w > bubble || (w == bubble && frac > 0) || w < -bubble) return false;
+  // frac >= +0.0; tested on the bits, as denormals-are-zero reads a subnormal frac as 0.
+  if (w > bubble || (w == bubble && !fp::is_zero(frac)) || w < -bubble) return false;
   const double hi = static_cast<double>(w) + frac;  // |w| <= 2^44: the conversion is exact
   const double q = d == 1 ? hi : hi / static_cast<double>(d);
   if (q == 0) {
@@ -659,7 +675,7 @@ class OriginCoordinator {
       bool inside = true;
       for (std::size_t a = 0; a < D; ++a) inside &= render_one(p, a, locals[i][a]);
       if (!inside) {
-        locals[i].fill(std::numeric_limits<float>::quiet_NaN());
+        for (float& v : locals[i]) fp::set_quiet_nan(v);  // from bits: see lwc/exact_fp.h
         ++outside;
       }
     }
@@ -772,3 +788,5 @@ class OriginCoordinator {
 };
 
 }  // namespace lwc
+
+LWC_EXACT_FP_END

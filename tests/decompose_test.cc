@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -18,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
+#include "lwc/exact_fp.h"
 
 #ifdef LWC_HEADER_BUILD  // tests/header_build: the same test, lwc as headers
 #include "lwc/decompose.h"
@@ -344,4 +346,46 @@ TEST(CellOf, D11_BatchRefusesLongerOutput) {  // D11
   std::vector<ChunkPoint> points(4, ChunkPoint{7, 7});
   EXPECT_EQ(lwc::split_all(xs, k1000, points).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(points[0], (ChunkPoint{7, 7}));
+}
+
+// lwc/exact_fp.h: the bit-level classification and stepping that cell_of, box validation and rebase rest on under the
+// consumer's fast-math flags agree with <cmath> where <cmath> is exact (lwc's own flags).
+TEST(ExactFp, AgreesWithCmathOnEveryClassOfDouble) {
+  const double kInf = std::numeric_limits<double>::infinity();
+  const double kValues[] = {0.0, -0.0, std::numeric_limits<double>::denorm_min(), -std::numeric_limits<double>::denorm_min(),
+                            0x0.fffffffffffffp-1022, std::numeric_limits<double>::min(), 0.1, -0.5, 1.0, 0x1p53, 0x1p63,
+                            -0x1p63, std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(), kInf, -kInf,
+                            std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::quiet_NaN(),
+                            std::numeric_limits<double>::signaling_NaN()};
+  for (const double x : kValues) {
+    EXPECT_EQ(lwc::fp::is_nan(x), std::isnan(x)) << x;
+    EXPECT_EQ(lwc::fp::is_inf(x), std::isinf(x)) << x;
+    EXPECT_EQ(lwc::fp::is_finite(x), std::isfinite(x)) << x;
+    EXPECT_EQ(lwc::fp::sign_bit(x), std::signbit(x)) << x;
+    EXPECT_EQ(lwc::fp::is_subnormal(x), std::fpclassify(x) == FP_SUBNORMAL) << x;
+    EXPECT_EQ(lwc::fp::is_zero(x), x == 0) << x;
+    if (std::isnan(x)) continue;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(lwc::fp::next_up(x)), std::bit_cast<std::uint64_t>(std::nextafter(x, kInf))) << x;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(lwc::fp::next_down(x)), std::bit_cast<std::uint64_t>(std::nextafter(x, -kInf))) << x;
+    for (const double y : kValues) {
+      if (!std::isnan(y)) EXPECT_EQ(lwc::fp::less_equal(x, y), x <= y) << x << " " << y;
+    }
+    if (std::isinf(x)) continue;
+    std::uint64_t m = 0;
+    int e = 0;
+    lwc::fp::decode(x, m, e);
+    EXPECT_EQ(std::ldexp(static_cast<double>(m), e), std::fabs(x)) << x;
+    for (const int n : {0, 1, 52, 1000, 2000, -1}) {
+      double scaled = 0;
+      const bool finite = std::isfinite(std::ldexp(x, n));
+      if (n < 0 && std::fpclassify(x) != FP_NORMAL) continue;  // scale_exact needs an n that loses no bit
+      EXPECT_EQ(lwc::fp::scale_exact(x, n, scaled), finite) << x << " " << n;
+      if (finite) EXPECT_EQ(std::bit_cast<std::uint64_t>(scaled), std::bit_cast<std::uint64_t>(std::ldexp(x, n))) << x << " " << n;
+    }
+  }
+  float nan = 0;
+  lwc::fp::set_quiet_nan(nan);
+  EXPECT_TRUE(std::isnan(nan));
+  EXPECT_TRUE(lwc::fp::is_subnormal(std::numeric_limits<float>::denorm_min()));
+  EXPECT_EQ(lwc::fp::next_up(-0.0f), std::numeric_limits<float>::denorm_min());
 }

@@ -24,6 +24,7 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lwc/check.h"
+#include "lwc/exact_fp.h"
 module lwc.contracts.audit;
 
 import lwc.broadphase;
@@ -78,7 +79,7 @@ absl::Status read_boxes(const TraceRecord& r, std::string_view key, std::size_t&
     for (std::size_t k = 0; k < dims; ++k) {
       const double lo = flat[i * 2 * dims + k];
       const double hi = flat[i * 2 * dims + dims + k];
-      if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) {
+      if (!lwc::fp::is_finite(lo) || !lwc::fp::is_finite(hi) || lo > hi) {
         return absl::InvalidArgumentError(absl::StrFormat(
             "in.%s[%d] axis %d is [%a, %a]: a box must be finite with min <= max (the rejection of bad boxes, B6, "
             "is judged by lwc's own properties)",
@@ -196,7 +197,7 @@ absl::Status judge_query(const TraceRecord& r, Judgement& j) {
                                                    "-D boxes need ", 2 * dims));
   }
   for (std::size_t k = 0; k < dims; ++k) {
-    if (!std::isfinite(probe[k]) || !std::isfinite(probe[dims + k]) || probe[k] > probe[dims + k]) {
+    if (!lwc::fp::is_finite(probe[k]) || !lwc::fp::is_finite(probe[dims + k]) || probe[k] > probe[dims + k]) {
       return absl::InvalidArgumentError("in.probe must be finite with min <= max");
     }
   }

@@ -32,6 +32,7 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lwc/check.h"
+#include "lwc/exact_fp.h"
 module lwc.contracts.audit;
 
 import lwc.rebase;
@@ -172,7 +173,7 @@ absl::Status read_render(const TraceRecord& r, absl::StatusOr<RenderPoint<D>>& g
   RenderPoint<D> p;
   for (std::size_t a = 0; a < D; ++a) {
     // NaN passes through; any other double must be a float value (the range check keeps the cast defined).
-    const bool fits = std::isnan(at[a]) || std::isinf(at[a]) ||
+    const bool fits = lwc::fp::is_nan(at[a]) || lwc::fp::is_inf(at[a]) ||
                       (std::fabs(at[a]) <= static_cast<double>(std::numeric_limits<float>::max()) &&
                        static_cast<double>(static_cast<float>(at[a])) == at[a]);
     if (!fits) {

@@ -38,8 +38,12 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
+#include "lwc/exact_fp.h"
 #ifndef LWC_HEADER_BUILD
 export module lwc.contracts.broadphase:batch;
+
+// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
+LWC_EXACT_FP_BEGIN
 
 import lwc.decompose;
 export import lwc.broadphase;  // the signatures name Box, Pair, GridConfig, Placement
@@ -203,14 +207,14 @@ template <std::size_t D>
 template <std::size_t D>
 [[nodiscard]] absl::StatusOr<Placement<D>> oracle_placement(const Box<D>& box, const GridConfig& config) {
   for (std::size_t k = 0; k < D; ++k) {
-    if (!std::isfinite(box.min[k]) || !std::isfinite(box.max[k]) || box.min[k] > box.max[k]) {
+    if (!fp::is_finite(box.min[k]) || !fp::is_finite(box.max[k]) || !fp::less_equal(box.min[k], box.max[k])) {
       return absl::InvalidArgumentError("bad box");
     }
   }
   const std::int64_t cap = config.max_cells_per_box.value();
   const auto at = [&](int level) -> absl::StatusOr<Placement<D>> {
-    const double h = std::ldexp(config.cell_size.value(), level);
-    if (!std::isfinite(h)) return absl::ResourceExhaustedError("no such level");
+    double h = 0;  // h * 2^level on the bits: std::ldexp loses a subnormal h under denormals-are-zero
+    if (!fp::scale_exact(config.cell_size.value(), level, h)) return absl::ResourceExhaustedError("no such level");
     absl::StatusOr<CellRange<D>> r = internal::oracle_range(box, h);
     if (!r.ok()) return r.status();
     const std::int64_t count = internal::oracle_count(*r, cap);
@@ -219,7 +223,7 @@ template <std::size_t D>
   };
   if (config.oversize == Oversize::kReject) return at(0);
   int top = 0;  // the highest level with a finite cell size, counted up one by one
-  while (std::isfinite(std::ldexp(config.cell_size.value(), top + 1))) ++top;
+  for (double next = 0; fp::scale_exact(config.cell_size.value(), top + 1, next);) ++top;
   int lo = 0;  // invariant: no level below lo fits, and level hi fits (or hi == top)
   int hi = top;
   while (lo < hi) {
@@ -508,3 +512,5 @@ template <std::size_t D>
 }
 
 }  // namespace lwc::contracts
+
+LWC_EXACT_FP_END

@@ -24,8 +24,12 @@ module;
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lwc/exact_fp.h"
 #ifndef LWC_HEADER_BUILD
 export module lwc.broadphase:spec;
+
+// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
+LWC_EXACT_FP_BEGIN
 
 import lwc.decompose;
 #else
@@ -175,13 +179,13 @@ struct Placement {
 template <std::size_t D>
 [[nodiscard]] absl::Status validate_box(const Box<D>& box, std::size_t index) {
   for (std::size_t k = 0; k < D; ++k) {
-    if (!std::isfinite(box.min[k]) || !std::isfinite(box.max[k])) {
+    if (!fp::is_finite(box.min[k]) || !fp::is_finite(box.max[k])) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "box %d: bound on axis %d is not finite (min %a, max %a) (B6)", index, k, box.min[k], box.max[k]));
     }
   }
   for (std::size_t k = 0; k < D; ++k) {
-    if (!(box.min[k] <= box.max[k])) {
+    if (!fp::less_equal(box.min[k], box.max[k])) {  // on the bits: exact under denormals-are-zero
       return absl::InvalidArgumentError(absl::StrFormat("box %d: min %a > max %a on axis %d (B6)", index,
                                                         box.min[k], box.max[k], k));
     }
@@ -248,7 +252,15 @@ class Stopwatch {
   return std::ilogb(std::numeric_limits<double>::max()) - std::ilogb(h);
 }
 
-[[nodiscard]] inline double level_cell_size(double h, int level) { return std::ldexp(h, level); }
+// h * 2^level, exactly, or false when it overflows. On the bits (lwc/exact_fp.h): std::ldexp reads a
+// subnormal h as 0 under denormals-are-zero.
+[[nodiscard]] inline bool level_cell_size(double h, int level, double& out) { return fp::scale_exact(h, level, out); }
+// The same for a level that exists (an occupied one, so h * 2^level is finite); 0, which no CellSize
+// accepts, for one that does not.
+[[nodiscard]] inline double level_cell_size(double h, int level) {
+  double out = 0;
+  return level_cell_size(h, level, out) ? out : 0.0;
+}
 
 }  // namespace lwc::internal
 
@@ -325,7 +337,7 @@ class GridSpec {
     const int budget_bits = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(budget)));
     for (std::size_t k = 0; k < D; ++k) {
       const double extent = box.max[k] - box.min[k];  // may round up to +inf: then ilogb is INT_MAX
-      if (extent > 0 && std::isfinite(extent)) {
+      if (extent > 0 && fp::is_finite(extent)) {
         start = std::max(start, std::ilogb(extent) - std::ilogb(h) - 1 - budget_bits);
       }
       for (const double v : {box.min[k], box.max[k]}) {
@@ -334,7 +346,9 @@ class GridSpec {
     }
     const int top = internal::top_level(h);
     for (int level = start; level <= top; ++level) {
-      absl::StatusOr<CellSize> hk = CellSize::create(internal::level_cell_size(h, level));
+      double hk_value = 0;
+      if (!internal::level_cell_size(h, level, hk_value)) break;
+      absl::StatusOr<CellSize> hk = CellSize::create(hk_value);
       if (!hk.ok()) break;
       absl::StatusOr<CellRange<D>> r = cell_range(box, *hk);
       if (!r.ok()) continue;
@@ -351,3 +365,5 @@ class GridSpec {
 };
 
 }  // namespace lwc
+
+LWC_EXACT_FP_END

@@ -97,9 +97,13 @@ absl::Status judge_cover(const TraceRecord& r, Judgement& j) {
     return absl::InvalidArgumentError("out holds more than one of: an error, \"none\", a span (first, last)");
   }
   if (has_count && !has_span) return absl::InvalidArgumentError("out.count is given without a span");
+  const CoverAnswer want = closed ? contracts::oracle_cover_closed(min, max, size)
+                                  : contracts::oracle_cover(min, max, size);
   if (has_error) {
-    LWC_ASSIGN_OR_RETURN(const std::string_view error, r.text("out", "error"));
-    got = CoverAnswer::error(status_code_of(error));
+    // The error rule of every op: a code name is judged as that code, free text as the refusal due.
+    LWC_ASSIGN_OR_RETURN(const TracedError error, read_error(r, "out"));
+    const absl::Status want_status = want.code == absl::StatusCode::kOk ? absl::OkStatus() : absl::Status(want.code, "");
+    got = CoverAnswer::error(as_traced(error, want_status).code());
   } else if (has_none) {
     LWC_ASSIGN_OR_RETURN(const bool none, r.boolean("out", "none"));
     if (!none) return absl::InvalidArgumentError("out.none is false: write the span (first, last) instead");
@@ -119,8 +123,6 @@ absl::Status judge_cover(const TraceRecord& r, Judgement& j) {
   if (j.verdict.ok() && has_count) j.verdict = contracts::check_count(got.first, got.last, count);
   if (j.verdict.ok()) return absl::OkStatus();
   j.input = absl::StrCat("[", min, ", ", max, closed ? "]" : ")", ", size ", size);
-  const CoverAnswer want = closed ? contracts::oracle_cover_closed(min, max, size)
-                                  : contracts::oracle_cover(min, max, size);
   j.expected = show(want);
   j.got = show(got);
   if (has_count) {

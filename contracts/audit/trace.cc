@@ -588,6 +588,33 @@ absl::StatusCode status_code_of(std::string_view text) {
   return absl::StatusCode::kUnknown;
 }
 
+absl::StatusOr<TracedError> read_error(const lwc::contracts::TraceRecord& record, std::string_view section) {
+  absl::StatusOr<std::string_view> text = record.text(section, "error");
+  if (!text.ok()) return text.status();
+  if (text->empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        sv(section), ".error is empty: write the error's code (\"InvalidArgument\") or any text that says the "
+                     "call failed"));
+  }
+  TracedError e;
+  e.text = *text;
+  e.code = status_code_of(*text);
+  e.named = e.code != absl::StatusCode::kUnknown;
+  return e;
+}
+
+absl::Status as_traced(const TracedError& error, const absl::Status& want) {
+  if (error.named) return absl::Status(error.code, "traced");
+  if (!want.ok()) return absl::Status(want.code(), "traced (free text)");
+  return absl::UnknownError("traced (free text)");
+}
+
+std::string real_text(double d) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  return absl::StrCat(shortest(d), " (", absl::StrFormat("%a", d), ")");
+}
+
 }  // namespace lwc::internal
 
 namespace lwc::contracts {
@@ -620,7 +647,12 @@ struct TraceAuditor::Impl {
     std::vector<std::vector<std::size_t>> kind_tallies;
   };
 
-  explicit Impl(TraceOptions o) : options(std::move(o)), parser(options.max_line_bytes + 64) {}
+  explicit Impl(TraceOptions o) : options(clamped(std::move(o))), parser(options.max_line_bytes + 64) {}
+
+  static TraceOptions clamped(TraceOptions o) {
+    o.max_line_bytes = std::min(o.max_line_bytes, kMaxLineLimit);
+    return o;
+  }
 
   void bad(BadKind kind, std::string reason) {
     ++report.bad;
@@ -634,7 +666,8 @@ struct TraceAuditor::Impl {
     ++report.lines;
     ++report.records;
     bad(BadKind::kMalformed, absl::StrCat("line of ", bytes, " bytes is longer than the limit of ",
-                                          options.max_line_bytes, " bytes"));
+                                          options.max_line_bytes,
+                                          " bytes (lwc-audit --max-line-bytes raises it, up to 1 GiB)"));
   }
 
   Seen& seen_contract(const ContractAudit& audit) {
@@ -642,7 +675,7 @@ struct TraceAuditor::Impl {
       if (s.audit == &audit) return s;
     }
     Seen s{&audit, report.clauses.size(), {}};
-    for (const Clause& c : audit.clauses) report.clauses.push_back({audit.contract, c.id, c.statement, 0, 0, {}});
+    for (const Clause& c : audit.clauses) report.clauses.push_back({audit.contract, c.id, c.statement, 0, 0, 0, {}});
     for (const RecordKind& kind : audit.kinds) {
       std::vector<std::size_t> tallies;
       for (const std::string_view id : kind.clauses) {
@@ -666,8 +699,8 @@ struct TraceAuditor::Impl {
   // is counted under its own contract. Invariant: a checker names a clause of some traced contract; if
   // one ever does not, the violation is still counted, under the kind's first clause, with the checker's
   // full message.
-  std::size_t violated_tally(const ContractAudit& audit, const RecordKind& kind) {
-    const std::string_view message = internal::stdsv(judgement.verdict.message());
+  std::size_t violated_tally(const ContractAudit& audit, const RecordKind& kind, const absl::Status& verdict) {
+    const std::string_view message = internal::stdsv(verdict.message());
     const std::string_view id = message.substr(0, message.find(' '));
     if (std::optional<std::size_t> t = tally_of(seen_contract(audit), id); t.has_value()) return *t;
     for (const ContractAudit& other : traced_contracts()) {
@@ -755,7 +788,8 @@ struct TraceAuditor::Impl {
     ++report.records;
     if (text.size() > options.max_line_bytes) {
       bad(BadKind::kMalformed, absl::StrCat("line of ", text.size(), " bytes is longer than the limit of ",
-                                            options.max_line_bytes, " bytes"));
+                                            options.max_line_bytes,
+                                          " bytes (lwc-audit --max-line-bytes raises it, up to 1 GiB)"));
       return;
     }
     // simdjson reads up to SIMDJSON_PADDING bytes past the end; the line is copied into a padded buffer.
@@ -862,11 +896,15 @@ struct TraceAuditor::Impl {
     }
 
     judgement.verdict = absl::OkStatus();
+    judgement.line = report.lines;
+    judgement.canonicalise_pairs = options.canonicalise_pairs;
     judgement.input.clear();
     judgement.expected.clear();
     judgement.got.clear();
     judgement.migration.clear();
     judgement.checked = {};
+    judgement.more.clear();
+    judgement.follows = 0;
     const absl::Status read =
         session != nullptr ? kind.event(record, *session->state, judgement) : kind.judge(record, judgement);
     if (!read.ok()) {
@@ -886,14 +924,25 @@ struct TraceAuditor::Impl {
     if (session != nullptr && op == kEndOp) sessions.erase(session_key);
 
     ++report.judged;
-    // violated_tally() may add another contract's tallies (and so move `seen`): it runs before `s` is taken.
-    constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-    const std::size_t violated = judgement.verdict.ok() ? kNone : violated_tally(*audit, kind);
+    if (judgement.verdict.ok() && !judgement.more.empty()) {
+      // Invariant: findings come beside a verdict; a judge that set only findings still has them counted.
+      judgement.verdict = std::move(judgement.more.front().verdict);
+      judgement.expected = std::move(judgement.more.front().expected);
+      judgement.got = std::move(judgement.more.front().got);
+      judgement.more.erase(judgement.more.begin());
+    }
+    // violated_tally() may add another contract's tallies (and so move `seen`): every call runs before `s`
+    // is taken. violated[0] is the verdict's clause, then one per finding.
+    violated.clear();
+    if (!judgement.verdict.ok()) {
+      violated.push_back(violated_tally(*audit, kind, judgement.verdict));
+      for (const Finding& f : judgement.more) violated.push_back(violated_tally(*audit, kind, f.verdict));
+    }
     const Seen& s = seen_contract(*audit);
-    bool counted = false;
+    counted.assign(violated.size(), false);
     const auto check = [&](std::size_t t) {
       ++report.clauses[t].checked;
-      counted |= t == violated;
+      for (std::size_t v = 0; v < violated.size(); ++v) counted[v] = counted[v] || violated[v] == t;
     };
     if (judgement.checked.empty()) {
       for (const std::size_t t : s.kind_tallies[kind_index]) check(t);
@@ -905,14 +954,27 @@ struct TraceAuditor::Impl {
     if (judgement.verdict.ok()) return;
 
     ++report.violating;
-    const std::string_view message = internal::stdsv(judgement.verdict.message());
-    const std::string_view id = report.clauses[violated].id;
-    ClauseTally& tally = report.clauses[violated];
-    if (!counted) ++tally.checked;  // a clause the kind does not list still counts the record it judged
-    ++tally.violations;
-    if (tally.examples.size() < options.examples) {
-      tally.examples.push_back({report.lines, std::string(op), std::move(judgement.input),
-                                std::move(judgement.expected), std::move(judgement.got), std::string(message)});
+    if (judgement.follows == 0) ++report.root_causes;
+    const std::string_view id = report.clauses[violated[0]].id;
+    for (std::size_t v = 0; v < violated.size(); ++v) {
+      // A clause named twice in one record (two findings of one clause) counts the record once.
+      bool repeat = false;
+      for (std::size_t w = 0; w < v; ++w) repeat = repeat || violated[w] == violated[v];
+      if (repeat) continue;
+      ClauseTally& tally = report.clauses[violated[v]];
+      if (!counted[v]) ++tally.checked;  // a clause the kind does not list still counts the record it judged
+      ++tally.violations;
+      if (judgement.follows != 0) ++tally.knock_on;
+      if (tally.examples.size() >= options.examples) continue;
+      if (v == 0) {
+        tally.examples.push_back({report.lines, std::string(op), judgement.input, std::move(judgement.expected),
+                                  std::move(judgement.got), std::string(judgement.verdict.message()),
+                                  judgement.follows});
+      } else {
+        Finding& f = judgement.more[v - 1];
+        tally.examples.push_back({report.lines, std::string(op), judgement.input, std::move(f.expected),
+                                  std::move(f.got), std::string(f.verdict.message()), judgement.follows});
+      }
     }
     if (!kind.stored) return;
     if (judgement.migration.empty()) {
@@ -938,6 +1000,8 @@ struct TraceAuditor::Impl {
   std::vector<char> padded;
   internal::DomRecord record;
   Judgement judgement;
+  std::vector<std::size_t> violated;  // the tallies a record violates: its verdict's, then its findings'
+  std::vector<bool> counted;
   std::vector<Seen> seen;
   std::string migration_line;
   // The open sessions of stateful contracts, by contract and session name: memory grows with the
@@ -1029,6 +1093,11 @@ const TraceReport& TraceAuditor::report() const { return impl_->report; }
 std::string format_report(const TraceReport& r) {
   std::string out = absl::StrCat("lwc-audit: ", r.lines, " lines, ", r.records, " records: ", r.judged,
                                  " judged, ", r.violating, " violating, ", r.bad, " not readable\n");
+  if (r.violating > r.root_causes) {
+    absl::StrAppend(&out, "  of the violating records, ", r.violating - r.root_causes,
+                    " follow from an earlier violation of their session (marked \"follows line N\"), ",
+                    r.root_causes, " do not\n");
+  }
   if (!r.clauses.empty()) {
     absl::StrAppend(&out, "\n", absl::StrFormat("%-12s %-6s %12s %11s  %s\n", "contract", "clause", "checked",
                                                 "violations", "statement"));
@@ -1039,11 +1108,16 @@ std::string format_report(const TraceReport& r) {
                                           t.checked > 0 ? absl::StrCat(t.violations) : "-",
                                           internal::sv(t.statement)));
     for (const Counterexample& c : t.examples) {
-      absl::StrAppend(&out, "    line ", c.line, ": ", c.op, " ", c.input, "\n      expected ", c.expected,
+      absl::StrAppend(&out, "    line ", c.line, ": ", c.op, " ", c.input,
+                      c.follows != 0 ? absl::StrCat(" (follows line ", c.follows, ")") : std::string(),
+                      "\n      expected ", c.expected,
                       "\n      got      ", c.got, "\n      ", c.message, "\n");
     }
     if (t.violations > t.examples.size()) {
       absl::StrAppend(&out, "    ... and ", t.violations - t.examples.size(), " more\n");
+    }
+    if (t.knock_on > 0) {
+      absl::StrAppend(&out, "    (", t.knock_on, " of the ", t.violations, " follow from an earlier violation)\n");
     }
   }
   if (r.bad > 0) {
@@ -1077,7 +1151,8 @@ std::string format_report(const TraceReport& r) {
 std::string report_json(const TraceReport& r) {
   using internal::json_string;
   std::string out = absl::StrCat("{\"schema\":", kTraceSchema, ",\"lines\":", r.lines, ",\"records\":", r.records,
-                                 ",\"judged\":", r.judged, ",\"violating\":", r.violating, ",\"bad\":", r.bad,
+                                 ",\"judged\":", r.judged, ",\"violating\":", r.violating,
+                                 ",\"root_causes\":", r.root_causes, ",\"bad\":", r.bad,
                                  ",\"bad_by_kind\":{");
   for (int k = 0; k < kBadKinds; ++k) {
     absl::StrAppend(&out, k > 0 ? "," : "", json_string(bad_kind_name(static_cast<BadKind>(k))), ":",
@@ -1093,12 +1168,13 @@ std::string report_json(const TraceReport& r) {
     const ClauseTally& t = r.clauses[i];
     absl::StrAppend(&out, i > 0 ? "," : "", "{\"contract\":", json_string(t.contract), ",\"id\":", json_string(t.id),
                     ",\"statement\":", json_string(t.statement), ",\"checked\":", t.checked,
-                    ",\"violations\":", t.violations, ",\"examples\":[");
+                    ",\"violations\":", t.violations, ",\"knock_on\":", t.knock_on, ",\"examples\":[");
     for (std::size_t j = 0; j < t.examples.size(); ++j) {
       const Counterexample& c = t.examples[j];
       absl::StrAppend(&out, j > 0 ? "," : "", "{\"line\":", c.line, ",\"op\":", json_string(c.op),
                       ",\"input\":", json_string(c.input), ",\"expected\":", json_string(c.expected),
-                      ",\"got\":", json_string(c.got), ",\"message\":", json_string(c.message), "}");
+                      ",\"got\":", json_string(c.got), ",\"message\":", json_string(c.message),
+                      ",\"follows\":", c.follows, "}");
     }
     absl::StrAppend(&out, "]}");
   }

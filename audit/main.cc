@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: contracts/audit_main.cc
+// File: audit/main.cc
 //
 // lwc-audit: audits a JSON Lines trace of any implementation against the lwc contracts (docs/audit.md).
 //

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: MIT
-// File: contracts/audit.cppm            Module: lwc.contracts.audit
+// File: audit/audit.cppm                Module: lwc.contracts.audit
 //
 // The trace audit: judges ANY implementation of the lwc contracts — an engine's, in any language — from a
 // JSON Lines trace of its calls, with the same clause checkers (lwc.contracts.<c>) that judge lwc itself.
 // It also audits the chunk addresses stored in saves and caches, and writes the migration of every
-// misfiled one. Spec: docs/audit.md (the schema, clauses A1-A6). Tool: lwc-audit (contracts/audit_main.cc).
+// misfiled one. Spec: docs/audit.md (the schema, clauses A1-A6). Tool: lwc-audit (audit/main.cc).
 //
-// Extension point: a contract makes its records auditable with one file, contracts/audit/<c>.cc, that
-// defines a `ContractAudit` (its clause table and one `RecordKind` per traced operation, each judged by
-// its checkers), and one line in `traced_contracts()` (contracts/audit/registry.cc).
+// The audit's own room, audit/: this interface; reader.cc (the JSON adapter and number re-lexer),
+// judge.cc (routing, sessions, tallies, streaming), report.cc (the text and JSON reports), one file per
+// contract in contracts/, registry.cc, main.cc (lwc-audit), inprocess/ (lwc.audit, the in-process audit).
+//
+// Extension point: a contract makes its records auditable with one file, audit/contracts/<c>.cc, that
+// defines a `ContractAudit` (its clause table, generated from docs/<c>.md at build time, and one
+// `RecordKind` per traced operation, each judged by its checkers), and one line in `traced_contracts()`
+// (audit/registry.cc).
 //
 // The JSON parser (simdjson) stays behind `TraceRecord`: this interface includes no JSON header, so an
 // engine importing it needs none, and the whole module builds with -fno-exceptions -fno-rtti.
@@ -392,14 +397,52 @@ absl::StatusOr<TracedError> read_error(const lwc::contracts::TraceRecord& record
 // refusal where a refusal was due), and kUnknown if not.
 absl::Status as_traced(const TracedError& error, const absl::Status& want);
 
+// json_string()
+//
+// `s` as a JSON string literal, quoted and escaped.
+std::string json_string(std::string_view s);
+
+// LineReader
+//
+// The JSON side of the audit (audit/reader.cc; simdjson stays behind it, so the judge and the contracts'
+// files see no JSON type): parses one line into a TraceRecord, or says why it is not one. Memory is one
+// parser sized to the longest line read (at most the line limit) and the record's index.
+class LineReader {
+ public:
+  explicit LineReader(std::size_t max_line_bytes);
+  ~LineReader();
+  LineReader(LineReader&&) noexcept;
+  LineReader& operator=(LineReader&&) noexcept;
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // parse()
+  //
+  // True, with record() valid until the next call, when `text` is one JSON object without repeated keys;
+  // otherwise false with `kind` (kMalformed, or kInexactNumber for a number beyond every type) and `why`.
+  [[nodiscard]] bool parse(std::string_view text, lwc::contracts::BadKind& kind, std::string& why);
+  [[nodiscard]] const lwc::contracts::TraceRecord& record() const;
+
+  // The record's top-level fields: an exact int64 or a string (NotFound when absent, the TraceRecord
+  // accessors' codes otherwise), a short description for messages, the minified JSON of any value.
+  [[nodiscard]] absl::StatusOr<std::int64_t> top_int64(std::string_view key) const;
+  [[nodiscard]] absl::StatusOr<std::string_view> top_text(std::string_view key) const;
+  [[nodiscard]] std::string top_describe(std::string_view key) const;
+  [[nodiscard]] bool top_json(std::string_view key, std::string& out) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // real_text()
 //
 // A double as messages print it: the shortest decimal that reads back as it (std::to_chars), then its
 // C99 hex float, "0.1 (0x1.999999999999ap-4)"; NaN and infinities by name.
 std::string real_text(double d);
 
-// The contracts' audits, one definition each in contracts/audit/<c>.cc, listed by traced_contracts()
-// (contracts/audit/registry.cc).
+// The contracts' audits, one definition each in audit/contracts/<c>.cc, listed by traced_contracts()
+// (audit/registry.cc).
 const lwc::contracts::ContractAudit& decompose_audit();
 const lwc::contracts::ContractAudit& cover_audit();
 const lwc::contracts::ContractAudit& broadphase_audit();

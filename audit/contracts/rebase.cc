@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: contracts/audit/rebase.cc       Module: lwc.contracts.audit (implementation unit)
+// File: audit/contracts/rebase.cc       Module: lwc.contracts.audit (implementation unit)
 //
 // The event logs of lwc.rebase in a trace (docs/audit.md, "rebase"): each session is one floating-origin
 // view (2-D or 3-D), its events in the order the engine saw them, judged against lwc.contracts.rebase's
@@ -45,19 +45,10 @@ namespace {
 using contracts::Judgement;
 using contracts::TraceRecord;
 
-// The headings of docs/rebase.md, verbatim (tests/audit_test.cc compares them).
+// The headings of docs/rebase.md, generated from the spec at build time (audit/clause_table.cmake): the
+// report prints each clause as the spec states it, and a clause added to the spec is audited under it.
 constexpr contracts::Clause kClauses[] = {
-    {"R1", "Normalised positions: 0 ≤ offset < s, nearest to the exact value, overflow is an error"},
-    {"R2", "Authority invariance: no operation, failed or not, changes an authoritative position"},
-    {"R3", "One origin per version: every render point of version v was computed from the same origin"},
-    {"R4", "Exact render conversion: each coordinate is the float nearest to the exact value"},
-    {"R5", "Bubble and error bound: OutOfRange outside, error ≤ 2^(⌊log2(B/d)⌋ − 24) inside"},
-    {"R6", "Barrier at plan and at commit: the origin moves only onto a loaded neighbourhood"},
-    {"R7", "Failure atomicity: every failed operation leaves origin, version and loaded set as they were"},
-    {"R8", "Staleness: a replayed or outdated plan is rejected"},
-    {"R9", "Late results: relocatable results are path independent, baked ones stale after a rebase"},
-    {"R10", "No drift: active objects' locals are re-derived, bit for bit a fresh conversion"},
-    {"R11", "Round trip: render → world at a known version, and back"},
+#include "audit/clauses/rebase.inc"
 };
 
 constexpr std::string_view kPlanClauses[] = {"R1", "R6", "R8"};

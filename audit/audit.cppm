@@ -428,6 +428,9 @@ class LineReader {
   [[nodiscard]] absl::StatusOr<std::int64_t> top_int64(std::string_view key) const;
   [[nodiscard]] absl::StatusOr<std::string_view> top_text(std::string_view key) const;
   [[nodiscard]] std::string top_describe(std::string_view key) const;
+  // The routing fields' fast path (every record): the top-level `schema`, `contract` and `op`, true iff
+  // schema is an integer and both names are strings; no status is built.
+  [[nodiscard]] bool route(std::int64_t& schema, std::string_view& contract, std::string_view& op) const;
   [[nodiscard]] bool top_json(std::string_view key, std::string& out) const;
 
  private:

@@ -221,6 +221,14 @@ struct TraceAuditor::Impl {
   }
 
   void judge() {
+    std::int64_t routed_schema = 0;
+    std::string_view routed_contract;
+    std::string_view routed_op;
+    if (reader.route(routed_schema, routed_contract, routed_op) && routed_schema == kTraceSchema) {
+      route(routed_contract, &routed_op);
+      return;
+    }
+    // The slow path names what is wrong with the routing fields.
     const absl::StatusOr<std::int64_t> schema = reader.top_int64("schema");
     if (!schema.ok() && schema.status().code() == absl::StatusCode::kNotFound) {
       bad(BadKind::kSchema, absl::StrCat("missing \"schema\" (this lwc-audit reads schema ", kTraceSchema, ")"));
@@ -236,7 +244,13 @@ struct TraceAuditor::Impl {
       bad(BadKind::kUnknownContract, "missing \"contract\" (a string naming the contract)");
       return;
     }
-    const std::string_view contract = *contract_field;
+    const absl::StatusOr<std::string_view> op_field = reader.top_text("op");
+    route(*contract_field, op_field.ok() ? &*op_field : nullptr);
+  }
+
+  // Judges a record whose schema is this build's, by its contract and op (null: missing or not a string,
+  // reported once the contract is known to exist).
+  void route(std::string_view contract, const std::string_view* op_field) {
     const ContractAudit* audit = nullptr;
     for (const ContractAudit& a : traced_contracts()) {
       if (a.contract == contract) {
@@ -251,8 +265,8 @@ struct TraceAuditor::Impl {
                                                   " (this lwc-audit knows: ", known, ")"));
       return;
     }
-    const absl::StatusOr<std::string_view> op_field = reader.top_text("op");
-    if (!op_field.ok()) {
+
+    if (op_field == nullptr) {
       bad(BadKind::kUnknownOp, "missing \"op\" (a string naming the operation traced)");
       return;
     }

@@ -703,6 +703,14 @@ absl::StatusOr<std::string_view> LineReader::top_text(std::string_view key) cons
   return s;
 }
 
+bool LineReader::route(std::int64_t& schema, std::string_view& contract, std::string_view& op) const {
+  simdjson::dom::element field;
+  const DomRecord& r = impl_->record;
+  return r.top("schema", field) && field.get_int64().get(schema) == simdjson::SUCCESS && r.top("contract", field) &&
+         field.get_string().get(contract) == simdjson::SUCCESS && r.top("op", field) &&
+         field.get_string().get(op) == simdjson::SUCCESS;
+}
+
 std::string LineReader::top_describe(std::string_view key) const {
   simdjson::dom::element field;
   if (!impl_->record.top(key, field)) return "missing";

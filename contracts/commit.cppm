@@ -335,8 +335,9 @@ class CommitModel {
   }
   if (!std::equal(batch.begin(), batch.end(), published_runs.begin(), published_runs.end())) {
     return internal::violation("T5 exact clearing: ",
-                               absl::StrCat("the published batch has ", published_runs.size(), " runs, not the ",
-                                            batch.size(), " prepared"));
+                               absl::StrCat("the implementation published ", published_runs.size(),
+                                            " runs, but the batch a correct committer prepares here holds ",
+                                            batch.size(), " (the model's count)"));
   }
   internal::ChunkSet before;
   internal::ChunkSet in_batch;

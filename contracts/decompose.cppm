@@ -14,6 +14,7 @@ module;
 #include "lwc/config.h"
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +22,7 @@ module;
 #include <span>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
@@ -98,7 +100,12 @@ inline std::string describe(absl::int128 v) {
   return os.str();
 }
 
-inline std::string describe(double d) { return absl::StrFormat("%.17g (%a)", d, d); }
+// The shortest decimal that reads back as d (std::to_chars), then its hex float: "0.1 (0x1.999999999999ap-4)".
+inline std::string describe(double d) {
+  char buf[64];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, d);
+  return absl::StrFormat("%s (%a)", std::string(buf, static_cast<std::size_t>(r.ptr - buf)), d);
+}
 
 inline std::string describe(const absl::StatusOr<std::int64_t>& r) {
   if (r.ok()) return absl::StrCat(*r);

@@ -331,6 +331,46 @@ template <std::size_t D>
   return absl::OkStatus();
 }
 
+// oracle_render()
+//
+// The answer check_render requires, for messages that print it: InvalidArgument for a position that is not
+// normalised (R1), OutOfRange outside the bubble (R5), else on every axis the float nearest to the exact
+// ((cell - origin) * size + offset) / units_per_render_unit, ties to even, tagged `version` (R4). Each
+// float is found by testing the neighbours of a rounded estimate against the exact value (is_nearest),
+// so the answer never rests on the rounding; Internal if none of them is (an oracle defect).
+template <std::size_t D>
+[[nodiscard]] absl::StatusOr<RenderPoint<D>> oracle_render(const RenderSpec& spec, const CellIndex<D>& origin,
+                                                          std::uint64_t version, const WorldPosition<D>& p) {
+  using internal::Wide;
+  for (std::size_t a = 0; a < D; ++a) {
+    if (!internal::is_normalised(p.offset[a], spec.cell_size)) return absl::InvalidArgumentError("R1: not normalised");
+  }
+  const auto d = static_cast<std::uint64_t>(spec.units_per_render_unit);
+  const Wide bubble = Wide::scaled(absl::int128(spec.bubble_units));
+  RenderPoint<D> out;
+  out.version = version;
+  for (std::size_t a = 0; a < D; ++a) {
+    const Wide exact = internal::exact_axis(p.cell[a], p.offset[a], origin[a], spec.cell_size);
+    if (!(exact <= bubble && -bubble <= exact)) return absl::OutOfRangeError("R5: outside the bubble");
+    // Inside the bubble |value| <= 2^44 world units, so the estimate is finite and within a few float ulps.
+    const double world = static_cast<double>(absl::int128(p.cell[a]) - origin[a]) * static_cast<double>(spec.cell_size) +
+                         p.offset[a];
+    float y = static_cast<float>(world / static_cast<double>(d));
+    for (int i = 0; i < 8; ++i) y = std::nextafter(y, -std::numeric_limits<float>::infinity());
+    bool found = false;
+    for (int i = 0; i <= 16 && !found; ++i) {
+      if (internal::is_nearest(exact + exact, y, d)) {
+        found = true;
+      } else {
+        y = std::nextafter(y, std::numeric_limits<float>::infinity());
+      }
+    }
+    if (!found) return absl::InternalError("R4: oracle defect, no float near the estimate is the nearest");
+    out.at[a] = y == 0 ? 0.0f : y;  // both zeros are nearest to an exact 0; print the positive one
+  }
+  return out;
+}
+
 // render_error_bound()
 //
 // The R5 bound for a spec: half a float ulp at the bubble's edge, 2^(floor(log2(bubble / d)) - 24) render

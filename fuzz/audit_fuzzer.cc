@@ -25,8 +25,9 @@ void require(bool ok, const char* invariant) {
 
 constexpr std::size_t kExamples = 3;
 
-lwc::contracts::TraceOptions options(std::uint64_t& migrations) {
+lwc::contracts::TraceOptions options(std::uint64_t& migrations, bool canonicalise = false) {
   lwc::contracts::TraceOptions o;
+  o.canonicalise_pairs = canonicalise;
   o.examples = kExamples;
   o.max_line_bytes = 512;  // small, so the fuzzer reaches the overlong path too
   o.migration = [&migrations](std::string_view line) {
@@ -67,9 +68,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& t : r.clauses) {
     require(t.examples.size() <= kExamples, "A1 the report is bounded");
     require(t.violations <= t.checked, "A1 a violation is of a checked record");
+    require(t.knock_on <= t.violations, "A1 knock-ons are violations");
+    for (const auto& c : t.examples) {
+      require(c.line >= 1 && c.line <= r.lines, "A1 a counterexample has its line number");
+      require(c.follows < c.line, "A1 a knock-on follows an earlier line");
+    }
     violations += t.violations;
   }
-  require(violations == r.violating, "A1 each violating record is counted under one clause");
+  // Each violating record is counted under each clause it violates, so under at least one.
+  require(violations >= r.violating, "A1 each violating record is counted under its clauses");
+  require(r.root_causes <= r.violating, "A1 root causes are violating records");
   require(migrations == r.migrated, "A5 every migration counted is written");
 
   // A1: records are judged independently of each other, so line-by-line auditing agrees.
@@ -83,6 +91,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const lwc::contracts::TraceReport& p = by_line.report();
   require(p.judged == r.judged && p.bad == r.bad && p.violating == r.violating && p.migrated == r.migrated,
           "A1 lines are judged independently");
+
+  // --canonicalise changes verdicts on pair order only: what can be read, and every count, stays.
+  std::uint64_t canonical_migrations = 0;
+  lwc::contracts::TraceAuditor canonical(options(canonical_migrations, true));
+  canonical.text(text);
+  const lwc::contracts::TraceReport& c = canonical.report();
+  require(c.lines == r.lines && c.judged == r.judged && c.bad == r.bad && c.migrated == r.migrated,
+          "A1 canonicalised pairs are read like the others");
+  require(c.violating <= r.violating, "A1 canonicalising only forgives pair order");
 
   // A6: the exit status follows from the counts.
   const int want = r.violating > 0 ? 1 : (r.bad > 0 || r.records == 0) ? 2 : 0;

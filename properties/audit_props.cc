@@ -7,6 +7,7 @@
 // Properties that audit a whole trace per case (A1, A5, A6) or several records (A2, A3) run a tenth to a
 // half of the cases (LWC_PROP_SCALED), to keep each under ~20 s at 100k cases in the audit preset.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -232,8 +233,15 @@ LWC_PROP_SCALED(Audit, A3_RealFieldsAreExact, 2, ()) {
   RC_ASSERT(tally->id == "D9");
   // NaN is read as the quiet NaN: JSON has no way to write a payload or a sign, and no clause reads them.
   const double read_v = std::isnan(v) ? std::numeric_limits<double>::quiet_NaN() : v;
-  RC_ASSERT(tally->examples.at(0).input ==
-            absl::StrFormat("v = %.17g (%a), h = %.17g (%a)", read_v, read_v, h, h));
+  // Messages print a real as its shortest round-trip decimal beside its hex float.
+  const auto shown = [](double d) -> std::string {
+    if (std::isnan(d)) return "NaN";
+    if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+    char buf[64];
+    const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, d);
+    return absl::StrFormat("%s (%a)", std::string(buf, r.ptr), d);
+  };
+  RC_ASSERT(tally->examples.at(0).input == absl::StrCat("v = ", shown(read_v), ", h = ", shown(h)));
   // And the right answer is clean.
   const std::string good = right.ok() ? absl::StrCat(R"({"cell":)", *right, "}")
                            : right.status().code() == absl::StatusCode::kOutOfRange ? R"({"error":"OutOfRange"})"

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// File: contracts/audit_main.cc
+// File: audit/main.cc
 //
 // lwc-audit: audits a JSON Lines trace of any implementation against the lwc contracts (docs/audit.md).
 //
-//   lwc-audit [--migrate OUT] [--json REPORT] [--examples N] TRACE      (TRACE "-" reads standard input)
+//   lwc-audit [--migrate OUT] [--json REPORT] [--examples N] [--canonicalise] [--max-line-bytes N] TRACE
+//   (TRACE "-" reads standard input)
 //
 // Prints the report (per clause: records checked, violations, first counterexamples; bad lines with their
 // numbers). --migrate writes one JSON line per misfiled stored address (old key -> correct key); clean
@@ -24,11 +25,15 @@ import lwc.contracts.audit;
 namespace {
 
 constexpr char kUsage[] =
-    "usage: lwc-audit [--migrate OUT] [--json REPORT] [--examples N] TRACE\n"
+    "usage: lwc-audit [--migrate OUT] [--json REPORT] [--examples N] [--canonicalise] [--max-line-bytes N] TRACE\n"
     "  Audits a JSON Lines trace (TRACE, or - for standard input) against the lwc contracts.\n"
     "  --migrate OUT   write the remapping of every misfiled stored address (JSON Lines)\n"
     "  --json REPORT   also write the report as JSON\n"
     "  --examples N    counterexamples kept per clause (default 5)\n"
+    "  --canonicalise  read broadphase pairs as raw engine output: each pair lower index first and the\n"
+    "                  list sorted before judging (B3 judges only repeats, B4 is not judged)\n"
+    "  --max-line-bytes N  the longest record line read (default 16 MiB, at most 1 GiB); the reader\n"
+    "                  holds one line and its parse, a few times N\n"
     "  exit status: 0 clean, 1 violations, 2 unreadable input (or bad usage)\n"
     "  schema: docs/audit.md\n";
 
@@ -59,6 +64,15 @@ int main(int argc, char** argv) {
       const long n = std::strtol(argv[++i], &end, 10);
       if (*end != '\0' || n < 0 || n > 1000) return usage_error("--examples takes a count from 0 to 1000");
       options.examples = static_cast<std::size_t>(n);
+    } else if (arg == "--canonicalise" || arg == "--canonicalize") {
+      options.canonicalise_pairs = true;
+    } else if (arg == "--max-line-bytes" && has_value) {
+      char* end = nullptr;
+      const long long n = std::strtoll(argv[++i], &end, 10);
+      if (*end != '\0' || n < 64 || static_cast<unsigned long long>(n) > lwc::contracts::kMaxLineLimit) {
+        return usage_error("--max-line-bytes takes a byte count from 64 to 1073741824");
+      }
+      options.max_line_bytes = static_cast<std::size_t>(n);
     } else if (arg.size() > 1 && arg.front() == '-') {
       return usage_error((std::string("unknown option or missing value: ") + argv[i]).c_str());
     } else if (trace.empty()) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: contracts/audit/rebase.cc       Module: lwc.contracts.audit (implementation unit)
+// File: audit/contracts/rebase.cc       Module: lwc.contracts.audit (implementation unit)
 //
 // The event logs of lwc.rebase in a trace (docs/audit.md, "rebase"): each session is one floating-origin
 // view (2-D or 3-D), its events in the order the engine saw them, judged against lwc.contracts.rebase's
@@ -14,7 +14,9 @@
 //   end         the session ends                                                             (no clause)
 // R2 (authoritative positions untouched), R10 (batch re-derivation) and R11 (from_render) are not traced.
 module;
+#include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -44,19 +46,10 @@ namespace {
 using contracts::Judgement;
 using contracts::TraceRecord;
 
-// The headings of docs/rebase.md, verbatim (tests/audit_test.cc compares them).
+// The headings of docs/rebase.md, generated from the spec at build time (audit/clause_table.cmake): the
+// report prints each clause as the spec states it, and a clause added to the spec is audited under it.
 constexpr contracts::Clause kClauses[] = {
-    {"R1", "Normalised positions: 0 ≤ offset < s, nearest to the exact value, overflow is an error"},
-    {"R2", "Authority invariance: no operation, failed or not, changes an authoritative position"},
-    {"R3", "One origin per version: every render point of version v was computed from the same origin"},
-    {"R4", "Exact render conversion: each coordinate is the float nearest to the exact value"},
-    {"R5", "Bubble and error bound: OutOfRange outside, error ≤ 2^(⌊log2(B/d)⌋ − 24) inside"},
-    {"R6", "Barrier at plan and at commit: the origin moves only onto a loaded neighbourhood"},
-    {"R7", "Failure atomicity: every failed operation leaves origin, version and loaded set as they were"},
-    {"R8", "Staleness: a replayed or outdated plan is rejected"},
-    {"R9", "Late results: relocatable results are path independent, baked ones stale after a rebase"},
-    {"R10", "No drift: active objects' locals are re-derived, bit for bit a fresh conversion"},
-    {"R11", "Round trip: render → world at a known version, and back"},
+#include "audit/clauses/rebase.inc"
 };
 
 constexpr std::string_view kPlanClauses[] = {"R1", "R6", "R8"};
@@ -69,13 +62,21 @@ constexpr std::string_view kViewClauses[] = {"R7"};
 // record may list at most this many.
 constexpr std::size_t kMaxViewCells = std::size_t{1} << 16;
 
-// One view as its events have driven it: the model of its dimension.
+// One view as its events have driven it: the model of its dimension. Once the engine's view diverged from
+// the model (a commit judged wrong at `diverged_at`), `engine2`/`engine3` follow the view the engine itself
+// reported (its origin and version after that commit): a later violation that is right by that view is a
+// knock-on of the first, marked "follows line N".
 class RebaseSession final : public contracts::Session {
  public:
   std::size_t dims = 0;  // 0 until "open"
   contracts::RenderSpec spec;
+  std::int64_t threshold = 1;
+  std::int64_t radius = 0;
   std::optional<contracts::OriginModel<2>> model2;
   std::optional<contracts::OriginModel<3>> model3;
+  std::optional<contracts::OriginModel<2>> engine2;
+  std::optional<contracts::OriginModel<3>> engine3;
+  std::uint64_t diverged_at = 0;
 };
 
 std::unique_ptr<contracts::Session> open_session() { return std::make_unique<RebaseSession>(); }
@@ -92,6 +93,36 @@ contracts::OriginModel<D>& model(RebaseSession& s) {
 }
 
 template <std::size_t D>
+std::optional<contracts::OriginModel<D>>& engine_model(RebaseSession& s) {
+  if constexpr (D == 2) {
+    return s.engine2;
+  } else {
+    return s.engine3;
+  }
+}
+
+// After a judged event: a violation that the engine's own view makes right follows the divergence; any
+// other violation starts one (its commit handler seeds the engine's view); a clean view (the whole state)
+// ends it.
+template <std::size_t D, typename F>
+void classify(RebaseSession& s, Judgement& j, F&& verdict_on, bool whole_state) {
+  std::optional<contracts::OriginModel<D>>& engine = engine_model<D>(s);
+  if (j.verdict.ok()) {
+    if (whole_state) {
+      s.diverged_at = 0;
+      engine.reset();
+    }
+    return;
+  }
+  if (s.diverged_at != 0 && engine.has_value() && verdict_on(*engine).ok()) {
+    j.follows = s.diverged_at;
+    return;
+  }
+  s.diverged_at = j.line;
+  engine.reset();
+}
+
+template <std::size_t D>
 std::string cells_text(const CellIndex<D>& c) {
   std::string out = "(";
   for (std::size_t a = 0; a < D; ++a) absl::StrAppend(&out, a > 0 ? ", " : "", c[a]);
@@ -101,7 +132,7 @@ std::string cells_text(const CellIndex<D>& c) {
 template <std::size_t D>
 std::string position_text(const WorldPosition<D>& p) {
   std::string out = absl::StrCat("cell ", cells_text<D>(p.cell), " offset (");
-  for (std::size_t a = 0; a < D; ++a) absl::StrAppend(&out, a > 0 ? ", " : "", absl::StrFormat("%a", p.offset[a]));
+  for (std::size_t a = 0; a < D; ++a) absl::StrAppend(&out, a > 0 ? ", " : "", real_text(p.offset[a]));
   return out + ")";
 }
 
@@ -157,12 +188,13 @@ absl::StatusOr<std::uint64_t> read_version(const TraceRecord& r, std::string_vie
 // out: a render point {"at": [floats], "version"} or {"error": code}. Each coordinate must be exactly a
 // float: a float's value written as a double (JavaScript's Math.fround, C's (double)f with %.17g or %a)
 // reads back exactly; 9 significant digits do not, and are refused rather than rounded a second time.
+// An error follows the rule of every op: a code name is that code, free text the refusal `want` is.
 template <std::size_t D>
-absl::Status read_render(const TraceRecord& r, absl::StatusOr<RenderPoint<D>>& got) {
+absl::Status read_render(const TraceRecord& r, absl::StatusOr<RenderPoint<D>>& got, const absl::Status& want) {
   if (r.has("out", "error")) {
     if (r.has("out", "at")) return absl::InvalidArgumentError("out has both an error and a render point");
-    LWC_ASSIGN_OR_RETURN(const std::string_view error, r.text("out", "error"));
-    got = absl::Status(status_code_of(error), "traced");
+    LWC_ASSIGN_OR_RETURN(const TracedError error, read_error(r, "out"));
+    got = as_traced(error, want);
     return absl::OkStatus();
   }
   std::vector<double> at;
@@ -177,9 +209,10 @@ absl::Status read_render(const TraceRecord& r, absl::StatusOr<RenderPoint<D>>& g
                       (std::fabs(at[a]) <= static_cast<double>(std::numeric_limits<float>::max()) &&
                        static_cast<double>(static_cast<float>(at[a])) == at[a]);
     if (!fits) {
-      return absl::OutOfRangeError(absl::StrFormat(
-          "out.at[%d] = %.17g (%a) is not exactly a float: write the float's own value (%%.17g or %%a of it)",
-          static_cast<int>(a), at[a], at[a]));
+      return absl::OutOfRangeError(absl::StrCat(
+          "out.at[", a, "] = ", real_text(at[a]), " is not exactly a float (the nearest is ",
+          real_text(static_cast<double>(static_cast<float>(std::clamp(at[a], -0x1.fffffep127, 0x1.fffffep127)))),
+          "): write the float's own value (%.17g or %a of it)"));
     }
     p.at[a] = static_cast<float>(at[a]);
   }
@@ -188,12 +221,21 @@ absl::Status read_render(const TraceRecord& r, absl::StatusOr<RenderPoint<D>>& g
   return absl::OkStatus();
 }
 
+// A float as messages print it: the shortest decimal that reads back as this float, then its hex.
+std::string float_text(float f) {
+  if (std::isnan(f) || std::isinf(f)) return real_text(static_cast<double>(f));
+  char buf[48];
+  const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, f);
+  return absl::StrCat(std::string(buf, static_cast<std::size_t>(r.ptr - buf)), " (",
+                      absl::StrFormat("%a", static_cast<double>(f)), ")");
+}
+
 template <std::size_t D>
 std::string render_text(const absl::StatusOr<RenderPoint<D>>& p) {
   if (!p.ok()) return status_text(p.status());
   std::string out = "(";
   for (std::size_t a = 0; a < D; ++a) {
-    absl::StrAppend(&out, a > 0 ? ", " : "", absl::StrFormat("%a", static_cast<double>(p->at[a])));
+    absl::StrAppend(&out, a > 0 ? ", " : "", float_text(p->at[a]));
   }
   return absl::StrCat(out, ") at version ", p->version);
 }
@@ -214,6 +256,8 @@ absl::Status open_view(const TraceRecord& r, RebaseSession& s) {
   LWC_ASSIGN_OR_RETURN(const std::int64_t d, read_in_range(r, "units_per_render_unit", 1, std::int64_t{1} << 20));
   LWC_ASSIGN_OR_RETURN(const std::int64_t bubble, read_in_range(r, "bubble_units", 1, std::int64_t{1} << 44));
   s.spec = contracts::RenderSpec{size, d, bubble};
+  s.threshold = threshold;
+  s.radius = radius;
   s.dims = D;
   if constexpr (D == 2) {
     s.model2.emplace(size, threshold, radius, origin, version);
@@ -250,6 +294,7 @@ absl::Status on_load(const TraceRecord& r, contracts::Session& session, Judgemen
     CellIndex<D> c{};
     LWC_RETURN_IF_ERROR(read_cell<D>(r, "in", "cell", c));
     model<D>(s).load(c);
+    if (engine_model<D>(s).has_value()) engine_model<D>(s)->load(c);
     return absl::OkStatus();
   });
 }
@@ -260,6 +305,7 @@ absl::Status on_unload(const TraceRecord& r, contracts::Session& session, Judgem
     CellIndex<D> c{};
     LWC_RETURN_IF_ERROR(read_cell<D>(r, "in", "cell", c));
     model<D>(s).unload(c);
+    if (engine_model<D>(s).has_value()) engine_model<D>(s)->unload(c);
     return absl::OkStatus();
   });
 }
@@ -293,9 +339,11 @@ absl::Status on_plan(const TraceRecord& r, contracts::Session& session, Judgemen
     if (forms != 1) {
       return absl::InvalidArgumentError("out must hold exactly one of: an error, \"none\": true, a plan (from, target, version)");
     }
+    const contracts::OriginModel<D>& m = model<D>(s);
+    const auto want = m.expected_plan(observer);
     if (r.has("out", "error")) {
-      LWC_ASSIGN_OR_RETURN(const std::string_view error, r.text("out", "error"));
-      got = absl::Status(status_code_of(error), "traced");
+      LWC_ASSIGN_OR_RETURN(const TracedError error, read_error(r, "out"));
+      got = as_traced(error, want.status());
     } else if (r.has("out", "none")) {
       LWC_ASSIGN_OR_RETURN(const bool none, r.boolean("out", "none"));
       if (!none) return absl::InvalidArgumentError("out.none is false: write the plan instead");
@@ -304,14 +352,14 @@ absl::Status on_plan(const TraceRecord& r, contracts::Session& session, Judgemen
       LWC_RETURN_IF_ERROR(read_plan<D>(r, "out", plan));
       got = std::optional<RebasePlan<D>>(plan);
     }
-    const contracts::OriginModel<D>& m = model<D>(s);
     j.verdict = m.check_plan(observer, got);
     if (!j.verdict.ok()) {
       j.input = absl::StrCat("observer ", position_text<D>(observer), " at origin ", cells_text<D>(m.origin()),
                              " version ", m.version());
-      j.expected = plan_text<D>(m.expected_plan(observer));
+      j.expected = plan_text<D>(want);
       j.got = plan_text<D>(got);
     }
+    classify<D>(s, j, [&](const contracts::OriginModel<D>& e) { return e.check_plan(observer, got); }, false);
     return absl::OkStatus();
   });
 }
@@ -322,21 +370,23 @@ absl::Status on_commit(const TraceRecord& r, contracts::Session& session, Judgem
   return with_view(s, [&]<std::size_t D>() -> absl::Status {
     RebasePlan<D> plan;
     LWC_RETURN_IF_ERROR(read_plan<D>(r, "in", plan));
+    contracts::OriginModel<D>& m = model<D>(s);
+    const absl::StatusOr<Rebased<D>> want = m.expected_commit(plan);
     absl::StatusOr<Rebased<D>> got = absl::UnknownError("unset");
     if (r.has("out", "error")) {
       if (r.has("out", "origin")) return absl::InvalidArgumentError("out has both an error and an origin");
-      LWC_ASSIGN_OR_RETURN(const std::string_view error, r.text("out", "error"));
-      got = absl::Status(status_code_of(error), "traced");
+      LWC_ASSIGN_OR_RETURN(const TracedError error, read_error(r, "out"));
+      got = as_traced(error, want.status());
     } else {
       Rebased<D> rebased;
       LWC_RETURN_IF_ERROR(read_cell<D>(r, "out", "origin", rebased.origin));
       LWC_ASSIGN_OR_RETURN(rebased.version, read_version(r, "out", "version"));
       got = rebased;
     }
-    contracts::OriginModel<D>& m = model<D>(s);
-    const absl::StatusOr<Rebased<D>> want = m.expected_commit(plan);
     const CellIndex<D> origin = m.origin();
     const std::uint64_t version = m.version();
+    std::optional<contracts::OriginModel<D>>& engine = engine_model<D>(s);
+    const contracts::OriginModel<D> before = engine.has_value() ? *engine : m;
     j.verdict = m.check_commit(plan, got);  // advances the model when the commit was due to succeed
     if (!j.verdict.ok()) {
       j.input = absl::StrCat("plan from ", cells_text<D>(plan.from), " to ", cells_text<D>(plan.target),
@@ -346,6 +396,19 @@ absl::Status on_commit(const TraceRecord& r, contracts::Session& session, Judgem
                              : status_text(want.status());
       j.got = got.ok() ? absl::StrCat("origin ", cells_text<D>(got->origin), " version ", got->version)
                        : status_text(got.status());
+    }
+    absl::Status by_engine = absl::UnknownError("no engine view");
+    if (engine.has_value()) by_engine = engine->check_commit(plan, got);  // advances the engine's view too
+    classify<D>(s, j, [&](const contracts::OriginModel<D>&) { return by_engine; }, false);
+    if (!j.verdict.ok() && j.follows == 0) {
+      // A new divergence: from here the engine's view is the one it reported.
+      if (got.ok()) {
+        contracts::OriginModel<D> e(s.spec.cell_size, s.threshold, s.radius, got->origin, got->version);
+        for (const CellIndex<D>& c : m.loaded()) e.load(c);
+        engine.emplace(std::move(e));
+      } else {
+        engine.emplace(before);  // the engine refused: its view stayed where it was
+      }
     }
     return absl::OkStatus();
   });
@@ -357,16 +420,19 @@ absl::Status on_to_render(const TraceRecord& r, contracts::Session& session, Jud
   return with_view(s, [&]<std::size_t D>() -> absl::Status {
     WorldPosition<D> p;
     LWC_RETURN_IF_ERROR(read_position<D>(r, p));
-    absl::StatusOr<RenderPoint<D>> got = absl::UnknownError("unset");
-    LWC_RETURN_IF_ERROR(read_render<D>(r, got));
     const contracts::OriginModel<D>& m = model<D>(s);
+    const absl::StatusOr<RenderPoint<D>> want = contracts::oracle_render<D>(s.spec, m.origin(), m.version(), p);
+    absl::StatusOr<RenderPoint<D>> got = absl::UnknownError("unset");
+    LWC_RETURN_IF_ERROR(read_render<D>(r, got, want.status()));
     j.verdict = contracts::check_render<D>(s.spec, m.origin(), m.version(), p, got);
     if (!j.verdict.ok()) {
       j.input = absl::StrCat(position_text<D>(p), " at origin ", cells_text<D>(m.origin()), " version ", m.version());
-      j.expected = "the float nearest to ((cell - origin) * size + offset) / units_per_render_unit on every axis, "
-                   "inside the bubble; OutOfRange outside";
+      j.expected = render_text<D>(want);
       j.got = render_text<D>(got);
     }
+    classify<D>(s, j, [&](const contracts::OriginModel<D>& e) {
+      return contracts::check_render<D>(s.spec, e.origin(), e.version(), p, got);
+    }, false);
     return absl::OkStatus();
   });
 }
@@ -388,19 +454,34 @@ absl::Status on_late(const TraceRecord& r, contracts::Session& session, Judgemen
       return absl::InvalidArgumentError(absl::StrCat("in.placement = \"", absl::string_view(placement.data(), placement.size()),
                                                      "\" is not \"relocatable\" or \"baked\""));
     }
-    absl::StatusOr<RenderPoint<D>> got = absl::UnknownError("unset");
-    LWC_RETURN_IF_ERROR(read_render<D>(r, got));
     const contracts::OriginModel<D>& m = model<D>(s);
+    // R9's answer: InvalidArgument from the future, Aborted for a stale baked result, else the fresh
+    // conversion of the anchor now, printed as the floats it must be.
+    absl::StatusOr<RenderPoint<D>> want = absl::UnknownError("unset");
+    std::string why;
+    if (result.started_version > m.version()) {
+      want = absl::InvalidArgumentError("from the future");
+      why = " (a result from the future)";
+    } else if (result.placement == LatePlacement::kBakedLocal && result.started_version != m.version()) {
+      want = absl::AbortedError("stale");
+      why = " (baked in an older frame: stale)";
+    } else {
+      want = contracts::oracle_render<D>(s.spec, m.origin(), m.version(), result.anchor);
+      why = " (the fresh conversion of the anchor now)";
+    }
+    absl::StatusOr<RenderPoint<D>> got = absl::UnknownError("unset");
+    LWC_RETURN_IF_ERROR(read_render<D>(r, got, want.status()));
     j.verdict = contracts::check_late<D>(s.spec, m.origin(), m.version(), result, got);
     if (!j.verdict.ok()) {
       j.input = absl::StrCat(placement == "baked" ? "baked" : "relocatable", " result anchored at ",
                              position_text<D>(result.anchor), ", started at version ", result.started_version,
                              "; view at ", cells_text<D>(m.origin()), " version ", m.version());
-      j.expected = result.placement == LatePlacement::kBakedLocal && result.started_version != m.version()
-                       ? "error ABORTED (stale)"
-                       : "a fresh conversion of the anchor now";
+      j.expected = render_text<D>(want) + why;
       j.got = render_text<D>(got);
     }
+    classify<D>(s, j, [&](const contracts::OriginModel<D>& e) {
+      return contracts::check_late<D>(s.spec, e.origin(), e.version(), result, got);
+    }, false);
     return absl::OkStatus();
   });
 }
@@ -429,6 +510,7 @@ absl::Status on_view(const TraceRecord& r, contracts::Session& session, Judgemen
                                 " loaded cells");
       j.got = absl::StrCat("origin ", cells_text<D>(origin), " version ", version, ", ", loaded.size(), " loaded cells");
     }
+    classify<D>(s, j, [&](const contracts::OriginModel<D>& e) { return e.check_view(origin, version, loaded); }, true);
     return absl::OkStatus();
   });
 }

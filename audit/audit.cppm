@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: MIT
-// File: contracts/audit.cppm            Module: lwc.contracts.audit
+// File: audit/audit.cppm                Module: lwc.contracts.audit
 //
 // The trace audit: judges ANY implementation of the lwc contracts — an engine's, in any language — from a
 // JSON Lines trace of its calls, with the same clause checkers (lwc.contracts.<c>) that judge lwc itself.
 // It also audits the chunk addresses stored in saves and caches, and writes the migration of every
-// misfiled one. Spec: docs/audit.md (the schema, clauses A1-A6). Tool: lwc-audit (contracts/audit_main.cc).
+// misfiled one. Spec: docs/audit.md (the schema, clauses A1-A6). Tool: lwc-audit (audit/main.cc).
 //
-// Extension point: a contract makes its records auditable with one file, contracts/audit/<c>.cc, that
-// defines a `ContractAudit` (its clause table and one `RecordKind` per traced operation, each judged by
-// its checkers), and one line in `traced_contracts()` (contracts/audit/registry.cc).
+// The audit's own room, audit/: this interface; reader.cc (the JSON adapter and number re-lexer),
+// judge.cc (routing, sessions, tallies, streaming), report.cc (the text and JSON reports), one file per
+// contract in contracts/, registry.cc, main.cc (lwc-audit), inprocess/ (lwc.audit, the in-process audit).
+//
+// Extension point: a contract makes its records auditable with one file, audit/contracts/<c>.cc, that
+// defines a `ContractAudit` (its clause table, generated from docs/<c>.md at build time, and one
+// `RecordKind` per traced operation, each judged by its checkers), and one line in `traced_contracts()`
+// (audit/registry.cc).
 //
 // The JSON parser (simdjson) stays behind `TraceRecord`: this interface includes no JSON header, so an
 // engine importing it needs none, and the whole module builds with -fno-exceptions -fno-rtti.
@@ -108,10 +113,24 @@ class TraceRecord {
   [[nodiscard]] virtual bool has(std::string_view section, std::string_view key) const = 0;
 };
 
+// Finding
+//
+// One more clause a record violates, beside Judgement::verdict's: a judge that checks several clauses
+// independently (B1 missing pairs and B2 extra ones in one record) reports each, so that no clause hides
+// another. Each finding names a clause other than the verdict's and the other findings'.
+struct Finding {
+  absl::Status verdict;  // the clause's failure, its message starting with the clause id
+  std::string expected;
+  std::string got;
+};
+
 // Judgement
 //
 // What a record kind's judge fills in for one record it could read.
 struct Judgement {
+  // Set by the auditor before the judge runs: the record's line, and the options the trace is audited with.
+  std::uint64_t line = 0;
+  bool canonicalise_pairs = false;
   // OK, or the checker's failure, whose message starts with the clause id ("D6 truncation: ...").
   absl::Status verdict;
   // On a violation only (building strings for clean records would cost the audit its speed):
@@ -124,6 +143,12 @@ struct Judgement {
   std::string migration;
   // The clauses this record exercised, when they are not the kind's (e.g. a stored key with a local).
   std::span<const std::string_view> checked;
+  // Further clauses violated by the same record (on a violation only), each counted under its own clause.
+  std::vector<Finding> more;
+  // A violation that follows from an earlier one of the same session (the engine acted correctly on the
+  // wrong state that the violation at that line left it in): that line, else 0. The report marks it
+  // "follows line N", so that a knock-on is told apart from a root cause.
+  std::uint64_t follows = 0;
 };
 
 // Session
@@ -193,6 +218,7 @@ struct Counterexample {
   std::string expected;
   std::string got;
   std::string message;
+  std::uint64_t follows = 0;  // the line of the violation this one follows from, or 0 (a root cause)
 };
 
 // ClauseTally
@@ -205,6 +231,7 @@ struct ClauseTally {
   std::string_view statement;
   std::uint64_t checked = 0;
   std::uint64_t violations = 0;
+  std::uint64_t knock_on = 0;  // of the violations, those that follow from an earlier one (Counterexample::follows)
   std::vector<Counterexample> examples;
 };
 
@@ -243,7 +270,8 @@ struct TraceReport {
   std::uint64_t lines = 0;      // physical lines read
   std::uint64_t records = 0;    // non-blank lines
   std::uint64_t judged = 0;     // records a checker judged
-  std::uint64_t violating = 0;  // judged records with a violation
+  std::uint64_t violating = 0;  // judged records with a violation (of one clause or several)
+  std::uint64_t root_causes = 0;  // violating records whose violation follows from no earlier one
   std::uint64_t bad = 0;        // records that could not be judged
   std::uint64_t bad_by_kind[kBadKinds] = {};
   std::vector<BadLine> bad_examples;  // the first few bad lines
@@ -270,12 +298,22 @@ struct TraceReport {
 // The same report as one JSON document (docs/audit.md, "Report").
 [[nodiscard]] std::string report_json(const TraceReport& report);
 
+// The largest line limit a TraceOptions may set (1 GiB).
+inline constexpr std::size_t kMaxLineLimit = std::size_t{1} << 30;
+
 // TraceOptions
 struct TraceOptions {
   // Counterexamples kept per clause, and bad lines kept in all.
   std::size_t examples = 5;
-  // A longer line is reported as malformed and skipped, so memory stays bounded whatever the input.
-  std::size_t max_line_bytes = std::size_t{1} << 20;
+  // A longer line is reported as malformed and skipped, so memory stays bounded whatever the input: the
+  // reader holds one line and its parse (a few times its size). 16 MiB holds the largest broadphase record
+  // most engines write (4,096 boxes and a million pairs); lwc-audit --max-line-bytes raises it up to
+  // kMaxLineLimit for a record of every pair of 4,096 overlapping boxes (8.4 M pairs, ~120 MB).
+  std::size_t max_line_bytes = std::size_t{16} << 20;
+  // Broadphase pairs as an engine's raw output writes them: each pair read lower index first and the list
+  // sorted before judging, so B3 judges only repeats and B4 is not judged (counted "-"). Off: a pair
+  // written higher index first is B3 and an unsorted list B4, each reported beside B1 and B2.
+  bool canonicalise_pairs = false;
   // Receives each migration line (one JSON object, no newline) of a misfiled stored record, in trace
   // order. Unset: migrations are counted but not written.
   std::function<void(std::string_view)> migration;
@@ -335,8 +373,79 @@ namespace lwc::internal {
 // ("INVALID_ARGUMENT"). Any other text is kUnknown, which no clause accepts where it asks for a code.
 absl::StatusCode status_code_of(std::string_view text);
 
-// The contracts' audits, one definition each in contracts/audit/<c>.cc, listed by traced_contracts()
-// (contracts/audit/registry.cc).
+// TracedError
+//
+// An `error` field, read by the one rule every op follows (docs/audit.md, "Errors"): any non-empty
+// string. An absl code name (either spelling) states the error's code, which the clause then judges;
+// any other text ("ZeroDivisionError", "chunk size must be positive") says only that the call failed, and
+// is judged as a refusal of whichever code the contract requires there. `named` is false for such text.
+struct TracedError {
+  absl::StatusCode code = absl::StatusCode::kUnknown;
+  bool named = false;
+  std::string_view text;
+};
+
+// read_error()
+//
+// section.error by the rule above: NotFound when absent, InvalidArgument when not a non-empty string.
+absl::StatusOr<TracedError> read_error(const lwc::contracts::TraceRecord& record, std::string_view section);
+
+// as_traced()
+//
+// The status a traced error stands for where the contract requires `want` (OK when the call was due to
+// succeed): its own code when it names one; otherwise `want`'s code if `want` is an error (a free-text
+// refusal where a refusal was due), and kUnknown if not.
+absl::Status as_traced(const TracedError& error, const absl::Status& want);
+
+// json_string()
+//
+// `s` as a JSON string literal, quoted and escaped.
+std::string json_string(std::string_view s);
+
+// LineReader
+//
+// The JSON side of the audit (audit/reader.cc; simdjson stays behind it, so the judge and the contracts'
+// files see no JSON type): parses one line into a TraceRecord, or says why it is not one. Memory is one
+// parser sized to the longest line read (at most the line limit) and the record's index.
+class LineReader {
+ public:
+  explicit LineReader(std::size_t max_line_bytes);
+  ~LineReader();
+  LineReader(LineReader&&) noexcept;
+  LineReader& operator=(LineReader&&) noexcept;
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // parse()
+  //
+  // True, with record() valid until the next call, when `text` is one JSON object without repeated keys;
+  // otherwise false with `kind` (kMalformed, or kInexactNumber for a number beyond every type) and `why`.
+  [[nodiscard]] bool parse(std::string_view text, lwc::contracts::BadKind& kind, std::string& why);
+  [[nodiscard]] const lwc::contracts::TraceRecord& record() const;
+
+  // The record's top-level fields: an exact int64 or a string (NotFound when absent, the TraceRecord
+  // accessors' codes otherwise), a short description for messages, the minified JSON of any value.
+  [[nodiscard]] absl::StatusOr<std::int64_t> top_int64(std::string_view key) const;
+  [[nodiscard]] absl::StatusOr<std::string_view> top_text(std::string_view key) const;
+  [[nodiscard]] std::string top_describe(std::string_view key) const;
+  // The routing fields' fast path (every record): the top-level `schema`, `contract` and `op`, true iff
+  // schema is an integer and both names are strings; no status is built.
+  [[nodiscard]] bool route(std::int64_t& schema, std::string_view& contract, std::string_view& op) const;
+  [[nodiscard]] bool top_json(std::string_view key, std::string& out) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// real_text()
+//
+// A double as messages print it: the shortest decimal that reads back as it (std::to_chars), then its
+// C99 hex float, "0.1 (0x1.999999999999ap-4)"; NaN and infinities by name.
+std::string real_text(double d);
+
+// The contracts' audits, one definition each in audit/contracts/<c>.cc, listed by traced_contracts()
+// (audit/registry.cc).
 const lwc::contracts::ContractAudit& decompose_audit();
 const lwc::contracts::ContractAudit& cover_audit();
 const lwc::contracts::ContractAudit& broadphase_audit();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: properties/support/audit.cc     Module: lwc.audit (implementation unit)
+// File: audit/inprocess/audit.cc       Module: lwc.audit (implementation unit)
 //
 // The in-process audit's properties: RapidCheck's checkTestable over the generators of
 // arbitrary_decompose.h, each case judged by lwc.contracts.decompose. A checker's failure becomes RC_FAIL,

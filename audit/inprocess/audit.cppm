@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: properties/support/audit.cppm   Module: lwc.audit
+// File: audit/inprocess/audit.cppm     Module: lwc.audit
 //
 // The in-process audit: an engine links its own functions and runs lwc's properties against them — the
 // same extreme-biased generators (support/arbitrary_decompose.h) and the same clause checkers

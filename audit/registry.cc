@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// File: contracts/audit/registry.cc     Module: lwc.contracts.audit (implementation unit)
+// File: audit/registry.cc              Module: lwc.contracts.audit (implementation unit)
 //
-// The contracts a trace may name. A contract joins the trace audit with its file contracts/audit/<c>.cc
-// (defining internal::<c>_audit(), declared in contracts/audit.cppm) and one row here.
+// The contracts a trace may name. A contract joins the trace audit with its file audit/contracts/<c>.cc
+// (defining internal::<c>_audit(), declared in audit/audit.cppm) and one row here.
 module;
 #include <span>
 module lwc.contracts.audit;

@@ -6,6 +6,7 @@
 // instantiated with the proof policy ZOps (support/z3_ops.h). The chunk of a point is split's, which
 // proofs/decompose_proof.cc proves is floor(x / s) (D1-D3); here the kernels are proved for any chunk
 // function (an uninterpreted one), and C1-C3 then for the floor. Run by CTest (label `proof`).
+// lwc-clauses: C1 C2 C3 C4 C5 C6 C10
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -163,7 +164,7 @@ void prove_count(Prover& p, int which) {
     return "// Counterexample found by proofs/cover_proof.cc (C6).\nTEST(Count, ProofCounterexample) {\n"
            "  const lwc::ChunkSpan span = *lwc::ChunkSpan::create(" +
            int_literal(m, f) + ", " + int_literal(m, l) +
-           ");\n  EXPECT_TRUE(lwc::contracts::check_count(span, lwc::count(span)).ok());\n}";
+           ");\n  EXPECT_TRUE(lwc::contracts::check_count(span.first(), span.last(), lwc::count(span)).ok());\n}";
   };
   if (which == 0) {
     const z3::expr exact = l - f + 1;

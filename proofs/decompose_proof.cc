@@ -5,6 +5,7 @@
 // size, on both fast paths: the kernels of modules/lwc/kernels.h, instantiated with the proof policy ZOps
 // (support/z3_ops.h), whose ops' integer meaning support/op_lemmas.h proves on 64-bit words. Run by CTest
 // (label `proof`); `--json PATH` writes the results for the audit.
+// lwc-clauses: D1 D2 D3 D4 D7
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>

@@ -183,10 +183,10 @@ template <SignedWord T>
   // proofs/cover_proof.cc. split is monotone in x (D3: it is the floor), so first <= last.
   using Result = absl::StatusOr<std::optional<BasicChunkSpan<T>>>;
   return kernels::cover_closed(
-      kernels::MachineOps<T>{}, min, max_inclusive, [&](T x) { return split<T>(x, size).chunk; },
-      [&]() -> Result { return internal::reversed_range("cover_closed", min, max_inclusive, ']'); },
-      []() -> Result { return std::optional<BasicChunkSpan<T>>(); },
-      [](T first, T last) -> Result {
+      kernels::MachineOps<T>{}, min, max_inclusive, [&](T x) LWC_LAMBDA_INLINE { return split<T>(x, size).chunk; },
+      [&]() LWC_LAMBDA_INLINE -> Result { return internal::reversed_range("cover_closed", min, max_inclusive, ']'); },
+      []() LWC_LAMBDA_INLINE -> Result { return std::optional<BasicChunkSpan<T>>(); },
+      [](T first, T last) LWC_LAMBDA_INLINE -> Result {
         return std::optional<BasicChunkSpan<T>>(internal::SpanAccess::make<T>(first, last));
       });
 }
@@ -213,10 +213,10 @@ template <SignedWord T>
   // [INT64_MIN, INT64_MIN) the last point max_exclusive - 1 does not exist.
   using Result = absl::StatusOr<std::optional<BasicChunkSpan<T>>>;
   return kernels::cover_half_open(
-      kernels::MachineOps<T>{}, min, max_exclusive, [&](T x) { return split<T>(x, size).chunk; },
-      [&]() -> Result { return internal::reversed_range("cover", min, max_exclusive, ')'); },
-      []() -> Result { return std::optional<BasicChunkSpan<T>>(); },
-      [](T first, T last) -> Result {
+      kernels::MachineOps<T>{}, min, max_exclusive, [&](T x) LWC_LAMBDA_INLINE { return split<T>(x, size).chunk; },
+      [&]() LWC_LAMBDA_INLINE -> Result { return internal::reversed_range("cover", min, max_exclusive, ')'); },
+      []() LWC_LAMBDA_INLINE -> Result { return std::optional<BasicChunkSpan<T>>(); },
+      [](T first, T last) LWC_LAMBDA_INLINE -> Result {
         return std::optional<BasicChunkSpan<T>>(internal::SpanAccess::make<T>(first, last));
       });
 }

@@ -28,6 +28,12 @@
 
 #include "lwc/check.h"
 
+// Every op, kernel and branch callable is inlined first (the always-inliner runs before the optimiser),
+// so the optimiser sees the same straight-line code it saw before the kernels existed and threads the jumps
+// of cover's loop the same way.
+#define LWC_KERNEL_INLINE [[gnu::always_inline]]
+#define LWC_LAMBDA_INLINE __attribute__((always_inline))
+
 namespace lwc::kernels {
 
 // The unsigned type twice as wide as a signed word: holds the product of a dividend and a reciprocal.
@@ -52,52 +58,57 @@ struct MachineOps {
   static constexpr int kBits = std::numeric_limits<U>::digits;
 
   template <class R, class V>
-  [[nodiscard]] static constexpr R fit(V v) noexcept {
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr R fit(V v) noexcept {
     LWC_CHECK(std::in_range<R>(v), "an intermediate left its word (D4, C10)");
     return static_cast<R>(v);
   }
 
-  [[nodiscard]] static constexpr S s(S v) noexcept { return v; }
-  [[nodiscard]] static constexpr U u(U v) noexcept { return v; }
-  [[nodiscard]] static constexpr U u_max() noexcept { return std::numeric_limits<U>::max(); }
-  [[nodiscard]] static constexpr Shift shift(int k) noexcept { return k; }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr S s(S v) noexcept { return v; }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr U u(U v) noexcept { return v; }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr U u_max() noexcept { return std::numeric_limits<U>::max(); }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr Shift shift(int k) noexcept { return k; }
 
-  [[nodiscard]] static constexpr S add(S a, S b) noexcept { return fit<S>(a + b); }
-  [[nodiscard]] static constexpr S sub(S a, S b) noexcept { return fit<S>(a - b); }
-  [[nodiscard]] static constexpr S neg(S a) noexcept { return fit<S>(-a); }
-  [[nodiscard]] static constexpr U add(U a, U b) noexcept { return fit<U>(a + b); }
-  [[nodiscard]] static constexpr U sub(U a, U b) noexcept { return fit<U>(a - b); }
-  [[nodiscard]] static constexpr U mul(U a, U b) noexcept { return fit<U>(a * b); }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr S add(S a, S b) noexcept { return fit<S>(a + b); }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr S sub(S a, S b) noexcept { return fit<S>(a - b); }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr S neg(S a) noexcept { return fit<S>(-a); }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr U add(U a, U b) noexcept { return fit<U>(a + b); }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr U sub(U a, U b) noexcept { return fit<U>(a - b); }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr U mul(U a, U b) noexcept { return fit<U>(a * b); }
   // The high word of the double-width product a * b (exact: the product never wraps the wide type).
-  [[nodiscard]] static constexpr U mul_high(U a, U b) noexcept {
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr U mul_high(U a, U b) noexcept {
     using Wide = typename DoubleWidth<T>::type;
     return static_cast<U>((static_cast<Wide>(a) * b) >> kBits);
   }
   // C++20: >> of a negative value is arithmetic, floor(x / 2^k).
-  [[nodiscard]] static constexpr S sar(S x, Shift k) noexcept { return static_cast<S>(x >> k); }
-  [[nodiscard]] static constexpr U shr(U x, Shift k) noexcept { return static_cast<U>(x >> k); }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr S sar(S x, Shift k) noexcept { return static_cast<S>(x >> k); }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr U shr(U x, Shift k) noexcept { return static_cast<U>(x >> k); }
   // x & (2^k - 1): the low k bits of the two's complement, x - floor(x / 2^k) * 2^k.
-  [[nodiscard]] static constexpr S low_bits(S x, S mask) noexcept { return static_cast<S>(x & mask); }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr S low_bits(S x, S mask) noexcept { return static_cast<S>(x & mask); }
   // For sign in {0, -1}: a, or ~a == -a - 1.
-  [[nodiscard]] static constexpr S flip(S a, S sign) noexcept { return static_cast<S>(a ^ sign); }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr S flip(S a, S sign) noexcept { return static_cast<S>(a ^ sign); }
   // For sign in {0, -1}: 0, or a.
-  [[nodiscard]] static constexpr S keep(S a, S sign) noexcept { return static_cast<S>(a & sign); }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr S keep(S a, S sign) noexcept { return static_cast<S>(a & sign); }
   // Value-preserving conversions (the kernels convert only values the other type holds).
-  [[nodiscard]] static constexpr U to_u(S a) noexcept { return static_cast<U>(a); }
-  [[nodiscard]] static constexpr S to_s(U a) noexcept { return static_cast<S>(a); }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr U to_u(S a) noexcept { return static_cast<U>(a); }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr S to_s(U a) noexcept { return static_cast<S>(a); }
 
-  [[nodiscard]] static constexpr Bool lt(S a, S b) noexcept { return a < b; }
-  [[nodiscard]] static constexpr Bool le(S a, S b) noexcept { return a <= b; }
-  [[nodiscard]] static constexpr Bool eq(S a, S b) noexcept { return a == b; }
-  [[nodiscard]] static constexpr Bool eq(U a, U b) noexcept { return a == b; }
-  [[nodiscard]] static constexpr Bool either(Bool a, Bool b) noexcept { return a || b; }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr Bool lt(S a, S b) noexcept { return a < b; }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr Bool le(S a, S b) noexcept { return a <= b; }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr Bool eq(S a, S b) noexcept { return a == b; }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr Bool eq(U a, U b) noexcept { return a == b; }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr Bool either(Bool a, Bool b) noexcept { return a || b; }
 
+  // if / else, not ?: -- the statement form lets the optimiser thread the jumps exactly as it did before the
+  // kernels existed (with ?: it kept dead tests of folded constants in cover's loop).
   template <class F, class G>
-  [[nodiscard]] static constexpr auto branch(Bool c, F&& then_fn, G&& else_fn) {
-    return c ? std::forward<F>(then_fn)() : std::forward<G>(else_fn)();
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr auto branch(Bool c, F&& then_fn, G&& else_fn) {
+    if (c) {
+      return std::forward<F>(then_fn)();
+    }
+    return std::forward<G>(else_fn)();
   }
   template <class F, class G>
-  [[nodiscard]] static constexpr auto branch_unlikely(Bool c, F&& then_fn, G&& else_fn) {
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr auto branch_unlikely(Bool c, F&& then_fn, G&& else_fn) {
     if (c) [[unlikely]] {
       return std::forward<F>(then_fn)();
     }
@@ -116,7 +127,7 @@ struct Split {
 //
 // The path of split for size == 2^k: (x >> k, x & (2^k - 1)). D1-D4, D7.
 template <class O, class Size>
-[[nodiscard]] constexpr Split<typename O::S> split_shift(const O& o, typename O::S x, const Size& size) {
+[[nodiscard]] LWC_KERNEL_INLINE constexpr Split<typename O::S> split_shift(const O& o, typename O::S x, const Size& size) {
   return {o.sar(x, size.log2()), o.low_bits(x, o.sub(size.value(), o.s(1)))};
 }
 
@@ -127,7 +138,7 @@ template <class O, class Size>
 // [0, 2^(N - 1))): floor(x / s) = q if x >= 0 and ~q = -q - 1 otherwise, with q = u / s computed as
 // (u * m) >> (N + post_shift) from the size's reciprocal m, and local = r or s - 1 - r with r = u - q * s.
 template <class O, class Size>
-[[nodiscard]] constexpr Split<typename O::S> split_reciprocal(const O& o, typename O::S x, const Size& size) {
+[[nodiscard]] LWC_KERNEL_INLINE constexpr Split<typename O::S> split_reciprocal(const O& o, typename O::S x, const Size& size) {
   using S = typename O::S;
   using U = typename O::U;
   const S sign = o.sar(x, o.shift(O::kBits - 1));  // 0 or -1
@@ -142,10 +153,10 @@ template <class O, class Size>
 //
 // The floor decomposition of x by size: the shift path for powers of two, the reciprocal path otherwise.
 template <class O, class Size>
-[[nodiscard]] constexpr Split<typename O::S> split(const O& o, typename O::S x, const Size& size) {
+[[nodiscard]] LWC_KERNEL_INLINE constexpr Split<typename O::S> split(const O& o, typename O::S x, const Size& size) {
   return o.branch(
-      size.is_power_of_two(), [&] { return split_shift(o, x, size); },
-      [&] { return split_reciprocal(o, x, size); });
+      size.is_power_of_two(), [&]() LWC_LAMBDA_INLINE { return split_shift(o, x, size); },
+      [&]() LWC_LAMBDA_INLINE { return split_reciprocal(o, x, size); });
 }
 
 // cover_half_open()
@@ -154,12 +165,12 @@ template <class O, class Size>
 // when they are equal (decided before any arithmetic, so [MIN, MIN) is fine), otherwise
 // span(chunk(min), chunk(max_exclusive - 1)). `chunk` is the floor quotient (split(...).chunk).
 template <class O, class Chunk, class Reversed, class Empty, class Span>
-[[nodiscard]] constexpr auto cover_half_open(const O& o, typename O::S min, typename O::S max_exclusive,
+[[nodiscard]] LWC_KERNEL_INLINE constexpr auto cover_half_open(const O& o, typename O::S min, typename O::S max_exclusive,
                                              Chunk&& chunk, Reversed&& reversed, Empty&& empty, Span&& span) {
-  return o.branch_unlikely(o.lt(max_exclusive, min), reversed, [&] {
+  return o.branch_unlikely(o.lt(max_exclusive, min), reversed, [&]() LWC_LAMBDA_INLINE {
     // Invariant: max_exclusive > min >= the least S, so max_exclusive - 1 exists and is in the range.
     return o.branch(o.eq(max_exclusive, min), empty,
-                    [&] { return span(chunk(min), chunk(o.sub(max_exclusive, o.s(1)))); });
+                    [&]() LWC_LAMBDA_INLINE { return span(chunk(min), chunk(o.sub(max_exclusive, o.s(1)))); });
   });
 }
 
@@ -169,15 +180,15 @@ template <class O, class Chunk, class Reversed, class Empty, class Span>
 // points (max_inclusive == min - 1) and reversed() below that; otherwise span(chunk(min),
 // chunk(max_inclusive)). Reaches the greatest S.
 template <class O, class Chunk, class Reversed, class Empty, class Span>
-[[nodiscard]] constexpr auto cover_closed(const O& o, typename O::S min, typename O::S max_inclusive, Chunk&& chunk,
+[[nodiscard]] LWC_KERNEL_INLINE constexpr auto cover_closed(const O& o, typename O::S min, typename O::S max_inclusive, Chunk&& chunk,
                                           Reversed&& reversed, Empty&& empty, Span&& span) {
   return o.branch_unlikely(
       o.lt(max_inclusive, min),
-      [&] {
+      [&]() LWC_LAMBDA_INLINE {
         // Invariant: min > max_inclusive >= the least S, so min - 1 exists.
         return o.branch(o.eq(max_inclusive, o.sub(min, o.s(1))), empty, reversed);
       },
-      [&] { return span(chunk(min), chunk(max_inclusive)); });
+      [&]() LWC_LAMBDA_INLINE { return span(chunk(min), chunk(max_inclusive)); });
 }
 
 // extent()
@@ -186,19 +197,19 @@ template <class O, class Chunk, class Reversed, class Empty, class Span>
 // [0, 2^N - 1] but not always in S, and a wrapping unsigned subtraction is what -fsanitize=integer rightly
 // reports, so the straddling case is summed from two non-negative halves: last + (-first - 1) + 1.
 template <class O>
-[[nodiscard]] constexpr typename O::U extent(const O& o, typename O::S first, typename O::S last) {
+[[nodiscard]] LWC_KERNEL_INLINE constexpr typename O::U extent(const O& o, typename O::S first, typename O::S last) {
   return o.branch(
-      o.either(o.le(o.s(0), first), o.lt(last, o.s(0))), [&] { return o.to_u(o.sub(last, first)); },
-      [&] { return o.add(o.add(o.to_u(last), o.to_u(o.neg(o.add(first, o.s(1))))), o.u(1)); });
+      o.either(o.le(o.s(0), first), o.lt(last, o.s(0))), [&]() LWC_LAMBDA_INLINE { return o.to_u(o.sub(last, first)); },
+      [&]() LWC_LAMBDA_INLINE { return o.add(o.add(o.to_u(last), o.to_u(o.neg(o.add(first, o.s(1))))), o.u(1)); });
 }
 
 // count_or_zero()
 //
 // last - first + 1, or 0 when that exceeds the largest unsigned N-bit word (the one span of 2^N chunks).
 template <class O>
-[[nodiscard]] constexpr typename O::U count_or_zero(const O& o, typename O::S first, typename O::S last) {
+[[nodiscard]] LWC_KERNEL_INLINE constexpr typename O::U count_or_zero(const O& o, typename O::S first, typename O::S last) {
   const typename O::U e = extent(o, first, last);
-  return o.branch(o.eq(e, o.u_max()), [&] { return o.u(0); }, [&] { return o.add(e, o.u(1)); });
+  return o.branch(o.eq(e, o.u_max()), [&]() LWC_LAMBDA_INLINE { return o.u(0); }, [&]() LWC_LAMBDA_INLINE { return o.add(e, o.u(1)); });
 }
 
 }  // namespace lwc::kernels

@@ -39,7 +39,7 @@ struct Claim {
   std::string scope = "every input";
   // A z3 tactic to build the solver from ("qfnra-nlsat" for claims stated over the reals); default solver
   // when empty.
-  std::string tactic;
+  std::string tactic = "";
 };
 
 class Prover {

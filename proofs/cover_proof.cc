@@ -45,7 +45,7 @@ std::string cover_regression(const z3::model& m, const z3::expr& a, const z3::ex
          "  const lwc::ChunkSize size = *lwc::ChunkSize::create(" + ss + ");\n" +
          "  const absl::StatusOr<std::optional<lwc::ChunkSpan>> got = lwc::" + f + "(" + as + ", " + bs + ", size);\n" +
          "  EXPECT_TRUE(lwc::contracts::check_" + (closed ? std::string("cover_closed") : std::string("cover")) + "(" +
-         as + ", " + bs + ", " + ss + ", got).ok());\n" + "}";
+         as + ", " + bs + ", " + ss + ", lwc::contracts::answer_of(got)).ok());\n" + "}";
 }
 
 std::string all_obligations(const ZOps& o, z3::expr& all) {

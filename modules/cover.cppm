@@ -27,6 +27,7 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "lwc/check.h"
+#include "lwc/kernels.h"
 #ifndef LWC_HEADER_BUILD
 export module lwc.cover;
 
@@ -151,11 +152,7 @@ template <std::integral T, std::integral V>
 // case is summed from two non-negative halves instead: last + (-first - 1) + 1, each term below 2^(N-1).
 template <SignedWord T>
 [[nodiscard]] constexpr std::make_unsigned_t<T> extent(BasicChunkSpan<T> s) noexcept {
-  using Unsigned = std::make_unsigned_t<T>;
-  if (s.first() >= 0 || s.last() < 0) return in_word<Unsigned>(in_word<T>(s.last() - s.first()));
-  return in_word<Unsigned>(in_word<Unsigned>(static_cast<Unsigned>(s.last()) +
-                                             static_cast<Unsigned>(in_word<T>(-in_word<T>(s.first() + 1)))) +
-                           1u);
+  return kernels::extent(kernels::MachineOps<T>{}, s.first(), s.last());  // proofs/cover_proof.cc: C6, C10
 }
 
 // The error of a reversed range, out of line and cold: it keeps cover() small enough to inline into an
@@ -189,14 +186,16 @@ template <SignedWord T>
 [[nodiscard]] absl::StatusOr<std::optional<BasicChunkSpan<T>>> cover_closed(std::type_identity_t<T> min,
                                                                             std::type_identity_t<T> max_inclusive,
                                                                             BasicChunkSize<T> size) {
-  if (max_inclusive < min) [[unlikely]] {
-    // Invariant: min > max_inclusive >= the least T, so min - 1 exists.
-    if (max_inclusive == internal::in_word<T>(min - 1)) return std::optional<BasicChunkSpan<T>>();
-    return internal::reversed_range("cover_closed", min, max_inclusive, ']');
-  }
-  // split is monotone in x (D3: it is the floor), so first <= last.
-  return std::optional<BasicChunkSpan<T>>(
-      internal::SpanAccess::make<T>(split<T>(min, size).chunk, split<T>(max_inclusive, size).chunk));
+  // The kernel (modules/lwc/kernels.h) is the code proved for every int64 range and size by
+  // proofs/cover_proof.cc. split is monotone in x (D3: it is the floor), so first <= last.
+  using Result = absl::StatusOr<std::optional<BasicChunkSpan<T>>>;
+  return kernels::cover_closed(
+      kernels::MachineOps<T>{}, min, max_inclusive, [&](T x) LWC_LAMBDA_INLINE { return split<T>(x, size).chunk; },
+      [&]() LWC_LAMBDA_INLINE -> Result { return internal::reversed_range("cover_closed", min, max_inclusive, ']'); },
+      []() LWC_LAMBDA_INLINE -> Result { return std::optional<BasicChunkSpan<T>>(); },
+      [](T first, T last) LWC_LAMBDA_INLINE -> Result {
+        return std::optional<BasicChunkSpan<T>>(internal::SpanAccess::make<T>(first, last));
+      });
 }
 
 // cover()
@@ -217,14 +216,16 @@ template <SignedWord T>
 [[nodiscard]] absl::StatusOr<std::optional<BasicChunkSpan<T>>> cover(std::type_identity_t<T> min,
                                                                      std::type_identity_t<T> max_exclusive,
                                                                      BasicChunkSize<T> size) {
-  if (max_exclusive < min) [[unlikely]] {
-    return internal::reversed_range("cover", min, max_exclusive, ')');
-  }
-  // Empty first: for [INT64_MIN, INT64_MIN) the last point max_exclusive - 1 does not exist.
-  if (max_exclusive == min) return std::optional<BasicChunkSpan<T>>();
-  // Invariant: max_exclusive > min >= the least T, so max_exclusive - 1 exists and is in the range.
-  return std::optional<BasicChunkSpan<T>>(internal::SpanAccess::make<T>(
-      split<T>(min, size).chunk, split<T>(internal::in_word<T>(max_exclusive - 1), size).chunk));
+  // The kernel (modules/lwc/kernels.h), proved by proofs/cover_proof.cc, decides emptiness first: for
+  // [INT64_MIN, INT64_MIN) the last point max_exclusive - 1 does not exist.
+  using Result = absl::StatusOr<std::optional<BasicChunkSpan<T>>>;
+  return kernels::cover_half_open(
+      kernels::MachineOps<T>{}, min, max_exclusive, [&](T x) LWC_LAMBDA_INLINE { return split<T>(x, size).chunk; },
+      [&]() LWC_LAMBDA_INLINE -> Result { return internal::reversed_range("cover", min, max_exclusive, ')'); },
+      []() LWC_LAMBDA_INLINE -> Result { return std::optional<BasicChunkSpan<T>>(); },
+      [](T first, T last) LWC_LAMBDA_INLINE -> Result {
+        return std::optional<BasicChunkSpan<T>>(internal::SpanAccess::make<T>(first, last));
+      });
 }
 
 }  // namespace lwc
@@ -293,9 +294,7 @@ namespace lwc::internal {
 // budget check of every enumeration.
 template <SignedWord T>
 [[nodiscard]] constexpr std::make_unsigned_t<T> count_or_zero(BasicChunkSpan<T> s) noexcept {
-  using Unsigned = std::make_unsigned_t<T>;
-  const Unsigned e = extent(s);
-  return e == std::numeric_limits<Unsigned>::max() ? Unsigned{0} : in_word<Unsigned>(e + 1u);
+  return kernels::count_or_zero(kernels::MachineOps<T>{}, s.first(), s.last());  // proofs/cover_proof.cc
 }
 [[nodiscard]] constexpr std::uint64_t count_or_zero(const ChunkBox2& b) noexcept {
   std::uint64_t n = 0;

@@ -25,6 +25,7 @@ module;
 #include "absl/strings/str_format.h"
 #include "lwc/check.h"
 #include "lwc/exact_fp.h"
+#include "lwc/kernels.h"
 #ifndef LWC_HEADER_BUILD
 export module lwc.decompose;
 #else
@@ -230,16 +231,10 @@ template <SignedWord T>
 template <SignedWord T>
 [[nodiscard]] constexpr BasicChunkPoint<T> split_by_reciprocal(std::type_identity_t<T> x,
                                                                BasicChunkSize<T> size) noexcept {
-  using Unsigned = std::make_unsigned_t<T>;
-  using Wide = typename internal::DoubleWidth<T>::type;
-  constexpr int kBits = std::numeric_limits<Unsigned>::digits;
-  const auto sign = static_cast<T>(x >> (kBits - 1));  // 0 or -1
-  const auto u = static_cast<Unsigned>(x ^ sign);
-  const auto q = static_cast<Unsigned>(
-      static_cast<Unsigned>((static_cast<Wide>(u) * size.multiplier()) >> kBits) >> size.post_shift());
-  const auto r = static_cast<T>(static_cast<Unsigned>(u - static_cast<Unsigned>(q * static_cast<Unsigned>(size.value()))));
-  // ~q == -q - 1 and (~r) + s == s - 1 - r: the complement maps the mirrored quotient back.
-  return {static_cast<T>(static_cast<T>(q) ^ sign), static_cast<T>((r ^ sign) + (size.value() & sign))};
+  // The kernel (modules/lwc/kernels.h) is the code proved for every int64 x and size by
+  // proofs/decompose_proof.cc; no step can overflow: q * s <= u.
+  const kernels::Split<T> p = kernels::split_reciprocal(kernels::MachineOps<T>{}, x, size);
+  return {p.chunk, p.local};
 }
 
 // split()
@@ -253,12 +248,12 @@ template <SignedWord T>
 // Example: split(-1, ChunkSize::of<1000>()) == {-1, 999}, where -1 / 1000 == 0.
 template <SignedWord T>
 [[nodiscard]] constexpr BasicChunkPoint<T> split(std::type_identity_t<T> x, BasicChunkSize<T> size) noexcept {
-  if (size.is_power_of_two()) {
-    // C++20 defines >> on negative values as arithmetic (floor division by 2^k) and & on the two's
-    // complement bits, whose low k bits are x - floor(x / 2^k) * 2^k.
-    return {static_cast<T>(x >> size.log2()), static_cast<T>(x & (size.value() - 1))};
-  }
-  return split_by_reciprocal<T>(x, size);
+  // C++20 defines >> on negative values as arithmetic (floor division by 2^k) and & on the two's
+  // complement bits, whose low k bits are x - floor(x / 2^k) * 2^k. The kernel (modules/lwc/kernels.h)
+  // takes that path for powers of two and split_by_reciprocal's otherwise; proofs/decompose_proof.cc
+  // proves both for every int64 x and size.
+  const kernels::Split<T> p = kernels::split(kernels::MachineOps<T>{}, x, size);
+  return {p.chunk, p.local};
 }
 
 // floor_div(), floor_mod()

@@ -15,7 +15,8 @@
 # installs it) and json, re, subprocess and argparse are all this needs.
 #
 # The tree is discovered, never listed here: clauses are the headings "### <ID> — <statement>" of
-# docs/<contract>.md; a property or exhaustive test named <ID>_... verifies clause <ID>; a fuzz target
+# docs/<contract>.md; a property or exhaustive test named <ID>_... verifies clause <ID>; a proof
+# (proofs/<contract>_proof.cc --json) proves the clauses its claims name; a fuzz target
 # fuzz/<contract>_fuzzer.cc declares the clauses each execution checks on its "lwc-clauses:" line.
 import argparse
 import concurrent.futures
@@ -269,6 +270,13 @@ def cmd_audit(args):
                 print(f"  {key.split('.', 1)[1]:<40} {int(c[key]):>16} cases  {'FAILED' if c['failed'] else 'ok'}",
                       file=sys.stderr)
         say(f"exhaustive: {binary.name} {'ok' if status == 0 else 'FAILED'} in {time.monotonic() - t0:.0f} s")
+    for binary in binaries(args.build_dir, "proofs", "_proof"):
+        say(f"proof: {binary.stem.removesuffix('_proof')} (z3, every input)")
+        t0 = time.monotonic()
+        with open(out / f"{binary.name}.log", "w") as log:
+            status = subprocess.call([str(binary), "--json", str(evidence / f"{binary.name}.json")],
+                                     stdout=log, stderr=subprocess.STDOUT)
+        say(f"proof: {binary.name} {'all proved' if status == 0 else 'NOT all proved'} in {time.monotonic() - t0:.0f} s")
     fuzz = {}
     for t in fuzz_targets() if args.seconds > 0 else []:  # --seconds 0: a quick audit without fuzzing
         say(f"fuzzing: {t} for {args.seconds}s (clauses: {' '.join(fuzz_clauses(t))})")
@@ -322,6 +330,37 @@ def mutants(path):
                 entry["killed"] += 1
             else:
                 entry["survived"].append({"mutant": mutant, "evidence": fields[4] if len(fields) > 4 else ""})
+    return table
+
+
+def proofs(build_dir, evidence):
+    """{(contract, clause): "proved" | "bounded" | "failed" | "unknown"} from the proofs' JSON
+    (proofs/<contract>_proof.cc --json): the audit's own run, else the last CTest run's. A clause is proved
+    when every claim naming it and every lemma of its proof was proved; "bounded" when a claim covers less
+    than every input (its scope says what)."""
+    table = {}
+    for binary in binaries(build_dir, "proofs", "_proof"):
+        contract = binary.name.removesuffix("_proof")
+        path = evidence / f"{binary.name}.json"
+        if not path.exists():
+            path = build_dir / "proofs" / f"{contract}.json"
+        if not path.exists():
+            continue
+        claims = json.loads(path.read_text()).get("claims", [])
+        lemmas_ok = all(c["result"] == "proved" for c in claims if c["clause"] == "lemma")
+        for c in claims:
+            for clause in c["clause"].split():
+                if clause == "lemma":
+                    continue
+                key = (contract, clause)
+                if c["result"] == "failed":
+                    state = "failed"
+                elif c["result"] != "proved" or not lemmas_ok:
+                    state = "unknown"
+                else:
+                    state = "proved" if c.get("scope", "every input") == "every input" else "bounded"
+                rank = ["proved", "bounded", "unknown", "failed"]
+                table[key] = max(table.get(key, "proved"), state, key=rank.index)
     return table
 
 
@@ -399,6 +438,15 @@ def report(build_dir, out):
                              "message": f"    crash; log build/fuzz-logs/{target}.log",
                              "command": f"build/fuzz/fuzz/{target} build/fuzz-artifacts/{target}-<crash file>"})
 
+    proved = proofs(build_dir, evidence)
+    for key, state in proved.items():
+        seen.add(key)
+        if state == "failed":
+            bad.add(key)
+            failures.append({"contract": key[0], "test": f"{key[0]}_proof", "kind": "proof",
+                             "message": f"    a claim of {key[1]} is false: the counterexample is in the proof's output",
+                             "command": f"{rel(build_dir / 'proofs' / (key[0] + '_proof'))}"})
+
     summary_path = ROOT / "build" / "coverage-report" / "summary.json"
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else None
     mutant_table = mutants(ROOT / "build" / "mutants" / "results.tsv")
@@ -408,14 +456,14 @@ def report(build_dir, out):
     for contract, clause, statement in clauses():
         key = (contract, clause)
         known.add(key)
-        total = props.get(key, 0) + fuzz.get(key, 0) + exh.get(key, 0)
+        total = props.get(key, 0) + fuzz.get(key, 0) + exh.get(key, 0) + (proved.get(key) == "proved")
         result = "FAIL" if key in bad or contract in broken else ("pass" if total > 0 else "FAIL (no evidence)")
         rows.append((key, statement, result))
     for key in sorted(seen - known):
         rows.append((key, f"(not a clause of docs/{key[0]}.md)", "FAIL (unknown id)"))
 
     header = (f"{'contract':<10} {'id':<5} {'result':<18} {'property cases':>14} {'fuzz execs':>12} "
-              f"{'exhaustive':>14} {'coverage L/B %':>14} {'mutants':>8}  clause")
+              f"{'exhaustive':>14} {'proved':>8} {'coverage L/B %':>14} {'mutants':>8}  clause")
     line = "-" * (len(header) + 60)
     print(f"\n{header}\n{line}")
     json_rows, warnings = [], []
@@ -430,11 +478,11 @@ def report(build_dir, out):
             warnings += [(key, s) for s in m["survived"]]
         x = exh.get(key, 0)
         print(f"{contract:<10} {clause:<5} {result:<18} {props.get(key, 0):>14} {fuzz.get(key, 0):>12} "
-              f"{x if x else '-':>14} {cov_text:>14} {m_text:>8}  {statement}")
+              f"{x if x else '-':>14} {proved.get(key, '-'):>8} {cov_text:>14} {m_text:>8}  {statement}")
         json_rows.append({"contract": contract, "id": clause, "statement": statement,
                           "property_cases": props.get(key, 0), "properties": nprops.get(key, 0),
                           "fuzz_executions": fuzz.get(key, 0), "fuzz_targets": nfuzz.get(key, 0),
-                          "exhaustive_cases": x, "result": result,
+                          "exhaustive_cases": x, "proved": proved.get(key), "result": result,
                           "coverage": None if cov is None else {"lines_percent": cov[0], "branches_percent": cov[1]},
                           "mutants": m})
     print(line)
@@ -497,6 +545,11 @@ def generate_clauses():
             if "lwc-clauses:" in line:
                 for clause in line.rsplit("lwc-clauses:", 1)[1].split():
                     fuzz[clause] = f"`{contract}_fuzzer`"
+        proof = {}
+        for line in source(f"proofs/{contract}_proof.cc"):
+            if "lwc-clauses:" in line:
+                for clause in line.rsplit("lwc-clauses:", 1)[1].split():
+                    proof[clause] = f"`{contract}_proof`"
         for path in (f"tests/{contract}_exhaustive.cc", f"tests/{contract}_test.cc"):
             current = None
             for line in source(path):
@@ -510,9 +563,10 @@ def generate_clauses():
                     if label not in tests.setdefault(clause, []):
                         tests[clause].append(label)
         out += ["", f"## {contract} ([spec]({contract}.md))", "",
-                "| clause | statement | properties | fuzz | tests |", "|---|---|---|---|---|"]
+                "| clause | statement | properties | fuzz | proofs | tests |", "|---|---|---|---|---|---|"]
         for clause, statement in rows:
-            cells = [", ".join(props.get(clause, [])), fuzz.get(clause, ""), ", ".join(tests.get(clause, []))]
+            cells = [", ".join(props.get(clause, [])), fuzz.get(clause, ""), proof.get(clause, ""),
+                     ", ".join(tests.get(clause, []))]
             out.append(f"| {clause} | {statement} | " + " | ".join(c or "—" for c in cells) + " |")
             if clause not in props and clause not in fuzz:
                 unverified.append((contract, clause))

@@ -131,7 +131,10 @@ void require_same_state(const lwc::contracts::CommitModel& model, const lwc::Com
   require(pending == model.pending_runs(), "T3 merge: pending runs differ from the model's");
   require(c.pending_chunks() == model.dirty().size(),
           "T2 dedup: pending chunk count differs from the model's");
-  const std::vector<lwc::Int2> dirty(model.dirty().begin(), model.dirty().end());
+  // The model's dirty set as a vector for check_runs, in a buffer kept across calls (no allocation once
+  // it has grown).
+  static std::vector<lwc::Int2> dirty;
+  dirty.assign(model.dirty().begin(), model.dirty().end());
   require(lwc::contracts::check_runs(dirty, pending));  // T3
   const auto published = c.published();
   require(published->sequence == model.published_sequence(),

@@ -37,6 +37,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/numeric/int128.h"
@@ -119,6 +120,7 @@ struct Cursor {
 
 std::vector<lwc::ChunkRun> runs_of(const lwc::Batch<Snap>& batch) {
   std::vector<lwc::ChunkRun> runs;
+  runs.reserve(batch.entries.size());
   for (const auto& e : batch.entries) runs.push_back(e.run);
   return runs;
 }
@@ -129,7 +131,10 @@ void require_same_state(const lwc::contracts::CommitModel& model, const lwc::Com
   require(pending == model.pending_runs(), "T3 merge: pending runs differ from the model's");
   require(c.pending_chunks() == model.dirty().size(),
           "T2 dedup: pending chunk count differs from the model's");
-  const std::vector<lwc::Int2> dirty(model.dirty().begin(), model.dirty().end());
+  // The model's dirty set as a vector for check_runs, in a buffer kept across calls (no allocation once
+  // it has grown).
+  static std::vector<lwc::Int2> dirty;
+  dirty.assign(model.dirty().begin(), model.dirty().end());
   require(lwc::contracts::check_runs(dirty, pending));  // T3
   const auto published = c.published();
   require(published->sequence == model.published_sequence(),
@@ -147,6 +152,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Cursor cursor{chunk_size};
   std::uint64_t attempts = 0;
   bool compared = true;  // the state was compared with the model since the last mark (none yet)
+  std::vector<lwc::ChunkRun> pending;  // c.pending_runs() as last compared (valid while `compared`)
+  // Per commit, reused (an allocation under ASan costs a stack trace): the runs prepare() was called with
+  // and the chunks marked from inside it.
+  std::vector<lwc::ChunkRun> prepared;
+  std::vector<lwc::Int2> marked;
 
   for (int steps = 0; steps < 96 && !in.done(); ++steps) {
     const auto op = static_cast<std::uint8_t>(in.byte() % 8);
@@ -188,12 +198,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       plan.marks_during[at].push_back(cursor.step(in));
     }
 
-    const std::vector<lwc::ChunkRun> before = c.pending_runs();
-    if (!compared) require_same_state(model, c, before);
+    // With no mark since the last check point, the pending runs are the ones read there (`after` of
+    // the previous commit): nothing else changes them.
+    if (!compared) {
+      pending = c.pending_runs();
+      require_same_state(model, c, pending);
+    }
+    const std::vector<lwc::ChunkRun> before = std::move(pending);
     const auto published_before = c.published();
     const std::uint64_t origin = ++attempts;
-    std::vector<lwc::ChunkRun> prepared;
-    std::vector<lwc::Int2> marked;
+    prepared.clear();
+    marked.clear();
     bool reader_isolated = true;
     const auto prepare = [&](const lwc::ChunkRun& run) -> absl::StatusOr<Snap> {
       const std::size_t i = prepared.size();
@@ -229,7 +244,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     require(prepared == expected.prepared, "T8 budget: prepared runs differ from the model's");
     require(reader_isolated, "T7 reader isolation: published() changed while the batch was prepared");
-    const std::vector<lwc::ChunkRun> after = c.pending_runs();
+    std::vector<lwc::ChunkRun> after = c.pending_runs();
     const auto published = c.published();
     require(lwc::contracts::check_budget(before, plan.max_runs, prepared));  // T8
     require(lwc::contracts::check_generations(marked, after));               // T6
@@ -247,6 +262,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
     require_same_state(model, c, after);
+    pending = std::move(after);
     compared = true;
   }
   if (!compared) require_same_state(model, c, c.pending_runs());

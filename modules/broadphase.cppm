@@ -73,7 +73,7 @@ struct Level {
   int key_shift = 0;
   int key_bits = 0;
   std::vector<std::uint64_t> words;  // packed form
-  struct Wide {
+  struct Wide {  // LCOV_EXCL_LINE: clang maps this line to the implicit special members of a trivially copyable type, and the unused ones are never emitted
     std::array<std::int64_t, D> reversed;  // (z, y, x): lexicographic order puts rows along x together
     std::uint32_t id;
     std::uint32_t flags;

@@ -83,7 +83,7 @@ struct ChunkRun {
 namespace lwc::internal {
 
 // Row-major order of chunks, the order of runs: by y, then by x.
-struct RowMajor {
+struct RowMajor {  // LCOV_EXCL_LINE: clang maps this line to the implicit special members of a trivially copyable type, and the unused ones are never emitted
   [[nodiscard]] constexpr bool operator()(Int2 a, Int2 b) const noexcept {
     return a.y != b.y ? a.y < b.y : a.x < b.x;
   }

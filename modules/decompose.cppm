@@ -147,7 +147,7 @@ using ChunkSize = BasicChunkSize<std::int64_t>;
 //
 // The result of `split`: x == chunk * size + local with 0 <= local < size.
 template <SignedWord T>
-struct BasicChunkPoint {
+struct BasicChunkPoint {  // LCOV_EXCL_LINE: clang maps this line to the implicit special members of a trivially copyable type, and the unused ones are never emitted
   T chunk;
   T local;
 

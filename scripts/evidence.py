@@ -493,8 +493,11 @@ def report(build_dir, out):
         print("coverage: - (no build/coverage-report/summary.json: run ./lwc coverage)")
     else:
         total = summary.get("TOTAL", summary)
+        raw = summary.get("raw")
         print(f"coverage of modules/ (last ./lwc coverage): lines {total.get('lines_percent')}%, "
               f"branches {total.get('branches_percent')}%"
+              + (f" after {len(summary.get('excluded', []))} documented exclusions (raw: lines "
+                 f"{raw.get('lines_percent')}%, branches {raw.get('branches_percent')}%)" if raw else "")
               + ("" if "files" in summary else "; per contract: - (summary.json has no \"files\" map)"))
     if mutant_table is None:
         print("mutants: - (no build/mutants/results.tsv)")

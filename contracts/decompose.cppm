@@ -34,13 +34,13 @@ module;
 #ifndef LWC_HEADER_BUILD
 export module lwc.contracts.decompose;
 
-// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
-LWC_EXACT_FP_BEGIN
-
 export import lwc.decompose;  // the signatures name ChunkPoint, Int2, Int3
 #else
 #include "lwc/decompose.h"
 #endif
+
+// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
+LWC_EXACT_FP_BEGIN
 
 namespace lwc::internal {
 

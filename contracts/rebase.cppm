@@ -44,15 +44,15 @@ module;
 #ifndef LWC_HEADER_BUILD
 export module lwc.contracts.rebase;
 
-// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
-LWC_EXACT_FP_BEGIN
-
 export import lwc.rebase;  // the signatures name WorldPosition, RenderPoint, CellIndex
 import lwc.contracts.internal.wide;
 #else
 #include "lwc/rebase.h"
 #include "lwc/contracts/internal/wide.h"
 #endif
+
+// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
+LWC_EXACT_FP_BEGIN
 
 namespace lwc::internal {
 

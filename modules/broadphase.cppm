@@ -37,9 +37,6 @@ module;
 #ifndef LWC_HEADER_BUILD
 export module lwc.broadphase;
 
-// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
-LWC_EXACT_FP_BEGIN
-
 // The API speaks in CellSize and the budgets of lwc.decompose: importing lwc.broadphase is enough.
 export import lwc.decompose;
 export import :spec;
@@ -49,6 +46,9 @@ export import :persistent;
 #include "lwc/broadphase/spec.h"
 #include "lwc/broadphase/persistent.h"
 #endif
+
+// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
+LWC_EXACT_FP_BEGIN
 
 namespace lwc::internal {
 

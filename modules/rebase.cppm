@@ -37,14 +37,14 @@ module;
 #ifndef LWC_HEADER_BUILD
 export module lwc.rebase;
 
-// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
-LWC_EXACT_FP_BEGIN
-
 // The API speaks in ChunkSize (WorldGrid::create): importing lwc.rebase is enough to use it.
 export import lwc.decompose;
 #else
 #include "lwc/decompose.h"
 #endif
+
+// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
+LWC_EXACT_FP_BEGIN
 
 LWC_EXPORT namespace lwc {
 

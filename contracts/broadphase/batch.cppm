@@ -42,9 +42,6 @@ module;
 #ifndef LWC_HEADER_BUILD
 export module lwc.contracts.broadphase:batch;
 
-// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
-LWC_EXACT_FP_BEGIN
-
 import lwc.decompose;
 export import lwc.broadphase;  // the signatures name Box, Pair, GridConfig, Placement
 import lwc.contracts.decompose;
@@ -53,6 +50,9 @@ import lwc.contracts.decompose;
 #include "lwc/broadphase.h"
 #include "lwc/contracts/decompose.h"
 #endif
+
+// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
+LWC_EXACT_FP_BEGIN
 
 namespace lwc::internal {
 

@@ -28,13 +28,13 @@ module;
 #ifndef LWC_HEADER_BUILD
 export module lwc.broadphase:spec;
 
-// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
-LWC_EXACT_FP_BEGIN
-
 import lwc.decompose;
 #else
 #include "lwc/decompose.h"
 #endif
+
+// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
+LWC_EXACT_FP_BEGIN
 
 LWC_EXPORT namespace lwc {
 

@@ -653,8 +653,7 @@ using Committer = lwc::Committer<std::uint64_t>;
 lwc_chunk_run from_run(const lwc::ChunkRun& r) { return {r.y, r.x_first, r.x_last}; }
 
 // The code a prepare callback returned, as an absl code: 1..16 as they are, anything else kUnknown.
-absl::StatusCode callback_code(lwc_status s) {
-  const int v = static_cast<int>(s);
+absl::StatusCode callback_code(int v) {
   return v >= 1 && v <= 16 ? static_cast<absl::StatusCode>(v) : absl::StatusCode::kUnknown;
 }
 
@@ -676,7 +675,7 @@ LWC_API int lwc_abi_version(void) { return LWC_ABI_VERSION; }
 
 LWC_API const char* lwc_last_error(void) { return last_error.c_str(); }
 
-LWC_API const char* lwc_status_name(lwc_status code) {
+LWC_API const char* lwc_status_name(int code) {
   switch (code) {
     case LWC_OK: return "LWC_OK";
     case LWC_CANCELLED: return "LWC_CANCELLED";
@@ -1255,9 +1254,10 @@ LWC_API lwc_status lwc_committer_commit(lwc_committer* committer, lwc_prepare_fn
         [&](const lwc::ChunkRun& run) -> absl::StatusOr<std::uint64_t> {
           const lwc_chunk_run in = from_run(run);
           std::uint64_t snapshot = 0;
-          const lwc_status s = prepare(user, &in, &snapshot);
+          const int s = prepare(user, &in, &snapshot);
           if (s == LWC_OK) return snapshot;
-          return absl::Status(callback_code(s), absl::StrCat("the prepare callback returned ", lwc_status_name(s)));
+          return absl::Status(callback_code(s), absl::StrCat("the prepare callback returned ", s, " (",
+                                                             lwc_status_name(s), ")"));
         },
         *budget);
     if (!r.ok()) return fail(r.status());

@@ -78,8 +78,8 @@ LWC_API int lwc_abi_version(void);
  * other's messages (F2). */
 LWC_API const char* lwc_last_error(void);
 
-/* The name of a code, "LWC_INVALID_ARGUMENT" ..., or "LWC_UNKNOWN_CODE" for any other value. Static. */
-LWC_API const char* lwc_status_name(lwc_status code);
+/* The name of a code, "LWC_INVALID_ARGUMENT" ..., or "LWC_UNKNOWN_CODE" for any other int. Static. */
+LWC_API const char* lwc_status_name(int code);
 
 /* ---------------------------------------------------------------------------------------------------
  * lwc.decompose (docs/decompose.md). A chunk size is an int64 > 0 (D5: InvalidArgument otherwise). */
@@ -464,10 +464,11 @@ typedef struct lwc_batch_info {
   uint64_t generation;
 } lwc_batch_info;
 
-/* The prepare callback: builds the snapshot of one run into *snapshot and returns LWC_OK, or returns
- * the code of its failure (T4: then nothing is published). A return value that is not an lwc_status of
- * 1..16 counts as LWC_UNKNOWN. It may call any lwc function, the committer's own included. */
-typedef lwc_status (*lwc_prepare_fn)(void* user, const lwc_chunk_run* run, uint64_t* snapshot);
+/* The prepare callback: builds the snapshot of one run into *snapshot and returns LWC_OK (0), or returns
+ * the code of its failure (T4: then nothing is published). It returns an int, so that any value is
+ * defined: one outside 1..16 counts as LWC_UNKNOWN. It may call any lwc function, the committer's own
+ * included. */
+typedef int (*lwc_prepare_fn)(void* user, const lwc_chunk_run* run, uint64_t* snapshot);
 
 /* RunBudget::unlimited(). */
 #define LWC_RUN_BUDGET_UNLIMITED INT64_MAX

@@ -5,7 +5,7 @@
 // copy of its result into the caller's memory, so that an error writes nothing (docs/c_api.md F3). Every
 // code is the absl::StatusCode of the C++ call (F1); its message is kept per thread (F2). Handles are ids
 // in one registry, never reused and never dereferenced before they are found there (F5). Built with the
-// tree's flags; no exception leaves an entry point (F6).
+// tree's flags; no exception leaves an entry point (docs/c_api.md, "Conventions").
 #include "lwc.h"
 
 #include <algorithm>
@@ -76,7 +76,7 @@ lwc_status refuse(const char* call, const char* what) {
     if ((ptr) == nullptr && (n) != 0) return refuse(kCall, #ptr " is NULL with a count > 0"); \
   } while (false)
 
-// Runs `body`; no exception leaves it (F6). Without exceptions (the engine preset) an allocation failure
+// Runs `body`; no exception leaves it. Without exceptions (the engine preset) an allocation failure
 // ends the program, as it does for the C++ API in such a build.
 template <typename Body>
 lwc_status guarded(const char* call, Body&& body) noexcept {
@@ -84,9 +84,9 @@ lwc_status guarded(const char* call, Body&& body) noexcept {
   try {
     return body();
   } catch (const std::bad_alloc&) {
-    return fail(LWC_RESOURCE_EXHAUSTED, absl::StrCat(call, ": out of memory (F6)"));
+    return fail(LWC_RESOURCE_EXHAUSTED, absl::StrCat(call, ": out of memory"));
   } catch (...) {
-    return fail(LWC_INTERNAL, absl::StrCat(call, ": unexpected C++ exception (F6)"));
+    return fail(LWC_INTERNAL, absl::StrCat(call, ": unexpected C++ exception"));
   }
 #else
   (void)call;

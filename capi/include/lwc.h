@@ -3,7 +3,7 @@
  *
  * The C11 API of lwc: the five contracts (docs/decompose.md, cover.md, broadphase.md, rebase.md,
  * commit.md) for engines and languages that cannot `import lwc;`. Spec of what this layer adds:
- * docs/c_api.md (clauses F1-F8); every call's contract clauses: the reference table there.
+ * docs/c_api.md (clauses F1-F6); every call's contract clauses: the reference table there.
  *
  * Naming: lwc_<C++ name>. A C++ overload on the dimension takes the suffix of its C++ type (Int2, Box2,
  * WorldPosition2): lwc_split2, lwc_cover3, lwc_find_pairs2. A C++ class becomes an opaque handle type
@@ -21,7 +21,7 @@
  *    element count that does not fit the call is refused with LWC_INVALID_ARGUMENT (F3).
  *  - Handles are opaque ids, never reused: a NULL, destroyed, foreign or wrong-kind handle is refused
  *    with LWC_INVALID_ARGUMENT (F5). Each handle is destroyed once; destroying it again is refused.
- *  - No C++ exception crosses this boundary (F6); an allocation failure is LWC_RESOURCE_EXHAUSTED.
+ *  - No C++ exception crosses this boundary; an allocation failure is LWC_RESOURCE_EXHAUSTED.
  *  - Thread safety is that of the C++ class: a committer may be used from any thread, the others from
  *    one thread at a time; destroying a handle must not race with a call on it.
  */
@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 /* The ABI version of this header: lwc_abi_version() returns the version the library was built with.
- * It changes whenever a struct, a signature or a code's meaning changes (F7). */
+ * It changes whenever a struct, a signature or a code's meaning changes. */
 #define LWC_ABI_VERSION 1
 
 #if defined(LWC_C_BUILDING) && defined(__GNUC__)
@@ -70,7 +70,7 @@ typedef enum lwc_status {
   LWC_BUFFER_TOO_SMALL = 100
 } lwc_status;
 
-/* The version of the ABI the library was built with: LWC_ABI_VERSION of its header (F7). */
+/* The version of the ABI the library was built with: LWC_ABI_VERSION of its header. */
 LWC_API int lwc_abi_version(void);
 
 /* The message of the calling thread's last failed call ("" before any): the C++ API's message, which

@@ -6,7 +6,8 @@
 // (support/arbitrary_*.h): codes, results and messages agree (F1, F2); refusals and failures write
 // nothing (F3); small buffers get the count (F4); handles are ids (F5); and random operation sequences on
 // the stateful handles, with injected failures (bad boxes, stale handles, tight budgets, failing prepare
-// callbacks), give what the same sequences give in C++ (F6).
+// callbacks), give what the same sequences give in C++ (F6). The scene and sequence properties run a
+// quarter of the cases (LWC_PROP_SCALED): each case is a whole find_pairs or a sequence of up to 30 calls.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -167,7 +168,7 @@ LWC_PROP(CApi, F1_CoverAgreesWithCpp, ()) {
             code_of(lwc::cover_closed(lwc::Int2{r.min, 0}, lwc::Int2{r.max, 0}, size).status()));
 }
 
-LWC_PROP(CApi, F1_FindPairsAgreesWithCpp, ()) {
+LWC_PROP_SCALED(CApi, F1_FindPairsAgreesWithCpp, 4, ()) {
   const double h = *lwc::testing::scene_cell_size();
   const std::vector<lwc::Box2> boxes = *any_scene(h);
   const Config config = *any_config(h);
@@ -301,7 +302,7 @@ LWC_PROP(CApi, F3_FailedCallWritesNothing, ()) {
 // ---------------------------------------------------------------------------------------------------
 // F4
 
-LWC_PROP(CApi, F4_SmallBufferReportsNeededCount, ()) {
+LWC_PROP_SCALED(CApi, F4_SmallBufferReportsNeededCount, 4, ()) {
   const double h = *lwc::testing::scene_cell_size();
   const std::vector<lwc::Box2> boxes = *lwc::testing::scene<2>(h, 16);
   const lwc_grid_config config = [&] {
@@ -412,7 +413,7 @@ void assert_same_list(lwc_persistent_grid2* grid, int which, const std::vector<l
 // Random insert / move (teleport or swept) / remove / update sequences, with invalid boxes, stale and
 // never-issued handles and tight budgets, on a C handle and a C++ PersistentGrid<2>: the same codes,
 // handles, events, pairs and boxes after every step.
-LWC_PROP(CApi, F6_PersistentGridAgreesWithCpp, ()) {
+LWC_PROP_SCALED(CApi, F6_PersistentGridAgreesWithCpp, 4, ()) {
   const double h = *rc::gen::element(0.5, 1.0, 2.0, 3.0);
   lwc_grid_config c = lwc_grid_config_default();
   c.cell_size = h;
@@ -518,7 +519,7 @@ int scripted_prepare(void* user, const lwc_chunk_run* run, std::uint64_t* snapsh
 
 // Random marks and commits (budgets, prepare failures with any int code) on a C committer and a C++
 // Committer<uint64_t> with the same script: the same codes, reports, pending runs and published batches.
-LWC_PROP(CApi, F6_CommitterAgreesWithCpp, ()) {
+LWC_PROP_SCALED(CApi, F6_CommitterAgreesWithCpp, 4, ()) {
   const std::int64_t size = *rc::gen::element(std::int64_t{1}, std::int64_t{16}, std::int64_t{1000},
                                               lwc::testing::kInt64Max);
   lwc::Committer<std::uint64_t> cpp(*lwc::ChunkSize::create(size));

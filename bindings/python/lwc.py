@@ -31,7 +31,8 @@ def _find_library():
     explicit = os.environ.get("LWC_C_LIBRARY")
     if explicit:
         return explicit
-    prefix = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    here = os.path.dirname(os.path.abspath(__file__))  # <prefix>/share/lwc/python
+    prefix = os.path.dirname(os.path.dirname(os.path.dirname(here)))
     for pattern in ("lib/liblwc_c.so", "lib64/liblwc_c.so", "lib/*/liblwc_c.so", "lib/liblwc_c.so.*"):
         found = sorted(glob.glob(os.path.join(prefix, pattern)))
         if found:

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+// File: fuzz/c_api_fuzzer.cc
+//
+// libFuzzer target for the C API boundary (capi/include/lwc.h, docs/c_api.md): a sequence of calls with
+// arbitrary values (raw 64-bit words, so every int64 and double bit pattern is reachable), NULLs, counts and
+// capacities, and arbitrary handles — live, destroyed, of another kind, or any integer cast to a handle.
+// Every output starts poisoned; an error that wrote one traps (F3, F4), as does a disagreement with the
+// C++ call (F1), a stale or foreign handle that is not refused (F5), a double destroy that succeeds, or a
+// persistent grid whose C and C++ twins part (F6). Memory errors and UB trap through ASan + UBSan.
+//
+// lwc-clauses: F1 F3 F4 F5 F6
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "fuzz_support.h"
+#include "lwc.h"
+
+import lwc;
+
+namespace {
+
+using lwc::fuzzing::word;
+
+void require(bool ok, const char* what) {
+  if (ok) return;
+  std::fprintf(stderr, "C API clause violated: %s\n", what);
+  __builtin_trap();
+}
+
+template <typename T>
+T poisoned() {
+  T t;
+  std::memset(&t, 0xA5, sizeof t);
+  return t;
+}
+template <typename T>
+bool untouched(const T& t) {
+  const T p = poisoned<T>();
+  return std::memcmp(&t, &p, sizeof t) == 0;
+}
+
+lwc_status code_of(const absl::Status& s) { return static_cast<lwc_status>(s.code()); }
+
+double any_double(FuzzedDataProvider& in) { return std::bit_cast<double>(word(in)); }
+std::int64_t any_int64(FuzzedDataProvider& in) { return std::bit_cast<std::int64_t>(word(in)); }
+
+lwc_box2 any_box(FuzzedDataProvider& in) {
+  if (in.ConsumeBool()) return {{any_double(in), any_double(in)}, {any_double(in), any_double(in)}};
+  const double x = in.ConsumeIntegralInRange<int>(-40, 40) / 2.0;
+  const double y = in.ConsumeIntegralInRange<int>(-40, 40) / 2.0;
+  return {{x, y}, {x + in.ConsumeIntegralInRange<int>(0, 8) / 2.0, y + in.ConsumeIntegralInRange<int>(0, 8) / 2.0}};
+}
+
+lwc::Box2 to_cpp(const lwc_box2& b) { return {{b.min[0], b.min[1]}, {b.max[0], b.max[1]}}; }
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  FuzzedDataProvider in(data, size);
+  const lwc_grid_config config = lwc_grid_config_default();
+  lwc_persistent_grid2* grid = nullptr;
+  require(lwc_persistent_grid2_create(&config, &grid) == LWC_OK, "create a persistent grid");
+  absl::StatusOr<lwc::PersistentGrid<2>> twin = lwc::PersistentGrid<2>::create(lwc::GridConfig{});
+  std::vector<lwc::Handle> boxes;
+  std::vector<void*> dead;  // destroyed handles (F5: refused for ever)
+  lwc_committer* committer = nullptr;
+  require(lwc_committer_create(16, &committer) == LWC_OK, "create a committer");
+
+  for (int step = 0; step < 64 && in.remaining_bytes() > 0; ++step) {
+    switch (in.ConsumeIntegralInRange<int>(0, 9)) {
+      case 0: {  // split, any size, NULL or not (F1, F3)
+        const std::int64_t x = any_int64(in);
+        const std::int64_t s = any_int64(in);
+        const bool null = in.ConsumeBool();
+        lwc_chunk_point p = poisoned<lwc_chunk_point>();
+        const lwc_status got = lwc_split(x, s, null ? nullptr : &p);
+        const absl::StatusOr<lwc::ChunkSize> cpp = lwc::ChunkSize::create(s);
+        if (null) {
+          require(got == LWC_INVALID_ARGUMENT, "F3 NULL out refused");
+        } else {
+          require(got == code_of(cpp.status()), "F1 split code");
+          if (cpp.ok()) {
+            const lwc::ChunkPoint q = lwc::split(x, *cpp);
+            require(p.chunk == q.chunk && p.local == q.local, "F1 split result");
+          }
+        }
+        if (got != LWC_OK) require(untouched(p), "F3 split wrote on error");
+        break;
+      }
+      case 1: {  // cell_of (F1, F3)
+        const double v = any_double(in);
+        const double h = any_double(in);
+        std::int64_t cell = 0x5a5a;
+        const lwc_status got = lwc_cell_of(v, h, &cell);
+        const absl::StatusOr<std::int64_t> cpp = lwc::cell_of(v, h);
+        require(got == code_of(cpp.status()), "F1 cell_of code");
+        require(cell == (cpp.ok() ? *cpp : 0x5a5a), "F1/F3 cell_of result");
+        break;
+      }
+      case 2: {  // cells_of with a NULL or short array, any count (F3)
+        std::vector<double> vs(in.ConsumeIntegralInRange<std::size_t>(0, 8));
+        for (double& v : vs) v = any_double(in);
+        std::vector<std::int64_t> out(vs.size(), 77);
+        const bool null = in.ConsumeBool() && !vs.empty();
+        const lwc_status got = lwc_cells_of(null ? nullptr : vs.data(), vs.size(), any_double(in), out.data());
+        if (null) require(got == LWC_INVALID_ARGUMENT, "F3 NULL array refused");
+        if (got != LWC_OK) {
+          for (const std::int64_t c : out) require(c == 77, "F3 cells_of wrote on error");
+        }
+        break;
+      }
+      case 3: {  // find_pairs with any capacity (F1, F4)
+        std::vector<lwc_box2> bs(in.ConsumeIntegralInRange<std::size_t>(0, 12));
+        for (lwc_box2& b : bs) b = any_box(in);
+        const std::size_t capacity = in.ConsumeIntegralInRange<std::size_t>(0, 80);
+        std::vector<lwc_pair> pairs(capacity, poisoned<lwc_pair>());
+        std::size_t count = 12345;
+        const lwc_status got =
+            lwc_find_pairs2(bs.data(), bs.size(), &config, pairs.data(), capacity, &count, nullptr);
+        std::vector<lwc::Box2> cb;
+        for (const lwc_box2& b : bs) cb.push_back(to_cpp(b));
+        const absl::StatusOr<lwc::PairsResult> cpp = lwc::find_pairs(cb, lwc::GridConfig{});
+        if (!cpp.ok()) {
+          require(got == code_of(cpp.status()) && count == 12345u, "F1/F3 find_pairs error");
+        } else if (cpp->pairs.size() > capacity) {
+          require(got == LWC_BUFFER_TOO_SMALL && count == cpp->pairs.size(), "F4 count needed");
+          for (const lwc_pair& p : pairs) require(untouched(p), "F4 wrote into a small buffer");
+        } else {
+          require(got == LWC_OK && count == cpp->pairs.size(), "F1 find_pairs count");
+          for (std::size_t i = 0; i < count; ++i) {
+            require(pairs[i].a == cpp->pairs[i].a && pairs[i].b == cpp->pairs[i].b, "F1 find_pairs pair");
+          }
+        }
+        break;
+      }
+      case 4: {  // insert into both twins (F6)
+        const lwc_box2 b = any_box(in);
+        lwc_handle h = poisoned<lwc_handle>();
+        const lwc_status got = lwc_persistent_grid2_insert(grid, &b, &h);
+        const absl::StatusOr<lwc::Handle> want = twin->insert(to_cpp(b));
+        require(got == code_of(want.status()), "F6 insert code");
+        if (want.ok()) {
+          require(h.slot == want->slot && h.generation == want->generation, "F6 insert handle");
+          boxes.push_back(*want);
+        } else {
+          require(untouched(h), "F3 insert wrote on error");
+        }
+        break;
+      }
+      case 5: {  // move or remove any box handle, live or stale or made up (F6)
+        lwc::Handle h{static_cast<std::uint32_t>(word(in)), static_cast<std::uint32_t>(word(in))};
+        if (!boxes.empty() && in.ConsumeBool()) {
+          h = boxes[in.ConsumeIntegralInRange<std::size_t>(0, boxes.size() - 1)];
+        }
+        if (in.ConsumeBool()) {
+          require(lwc_persistent_grid2_remove(grid, {h.slot, h.generation}) == code_of(twin->remove(h)),
+                  "F6 remove code");
+        } else {
+          const lwc_box2 b = any_box(in);
+          const int motion = in.ConsumeIntegralInRange<int>(-1, 2);
+          const lwc_status got = lwc_persistent_grid2_move(grid, {h.slot, h.generation}, &b, motion);
+          if (motion == LWC_MOTION_TELEPORT || motion == LWC_MOTION_SWEPT) {
+            const absl::Status want =
+                twin->move(h, to_cpp(b), motion == LWC_MOTION_SWEPT ? lwc::Motion::kSwept : lwc::Motion::kTeleport);
+            require(got == code_of(want), "F6 move code");
+          } else {
+            require(got == LWC_INVALID_ARGUMENT, "F3 bad motion refused");
+          }
+        }
+        break;
+      }
+      case 6: {  // update both twins and compare the began list with any capacity (F4, F6)
+        const lwc_status got = lwc_persistent_grid2_update(grid, nullptr);
+        const absl::StatusOr<lwc::ContactEvents> want = twin->update();
+        require(got == code_of(want.status()), "F6 update code");
+        if (!want.ok()) break;
+        const std::size_t capacity = in.ConsumeIntegralInRange<std::size_t>(0, 40);
+        std::vector<lwc_contact> began(capacity, poisoned<lwc_contact>());
+        std::size_t count = 0;
+        const lwc_status read = lwc_persistent_grid2_events(grid, LWC_EVENTS_BEGAN, began.data(), capacity, &count);
+        require(count == want->began.size(), "F4/F6 began count");
+        if (count > capacity) {
+          require(read == LWC_BUFFER_TOO_SMALL, "F4 small buffer");
+          for (const lwc_contact& c : began) require(untouched(c), "F4 wrote into a small buffer");
+        } else {
+          require(read == LWC_OK, "F6 events read");
+          for (std::size_t i = 0; i < count; ++i) {
+            require(began[i].a.slot == want->began[i].a.slot && began[i].b.slot == want->began[i].b.slot &&
+                        began[i].b.generation == want->began[i].b.generation,
+                    "F6 began contact");
+          }
+        }
+        break;
+      }
+      case 7: {  // any handle value for any kind: only the live one of the right kind is accepted (F5)
+        void* h = nullptr;
+        switch (in.ConsumeIntegralInRange<int>(0, 3)) {
+          case 0: h = reinterpret_cast<void*>(static_cast<std::uintptr_t>(word(in))); break;
+          case 1: h = dead.empty() ? nullptr : dead[in.ConsumeIntegralInRange<std::size_t>(0, dead.size() - 1)]; break;
+          case 2: h = grid; break;
+          default: h = committer; break;
+        }
+        std::int64_t n = -1;
+        const lwc_status got = lwc_persistent_grid2_size(static_cast<lwc_persistent_grid2*>(h), &n);
+        require((got == LWC_OK) == (h == static_cast<void*>(grid)), "F5 only the live grid is a grid");
+        if (got != LWC_OK) require(n == -1, "F3 size wrote on error");
+        std::uint64_t generation = 0;
+        const lwc_status g = lwc_committer_generation(static_cast<lwc_committer*>(h), &generation);
+        require((g == LWC_OK) == (h == static_cast<void*>(committer)), "F5 only the live committer is one");
+        break;
+      }
+      case 8: {  // destroy and recreate the committer: the old id is refused, also for a second destroy (F5)
+        void* old = committer;
+        require(lwc_committer_destroy(committer) == LWC_OK, "F5 destroy a live handle");
+        require(lwc_committer_destroy(static_cast<lwc_committer*>(old)) == LWC_INVALID_ARGUMENT, "F5 destroyed once");
+        dead.push_back(old);
+        require(lwc_committer_create(in.ConsumeIntegralInRange<std::int64_t>(-2, 64), &committer) == LWC_OK ||
+                    (committer = nullptr, lwc_committer_create(16, &committer) == LWC_OK),
+                "create a committer");
+        require(committer != old, "F5 an id is never reissued");
+        break;
+      }
+      default: {  // mark and commit with a prepare that fails at a chosen run (F6 via T4)
+        const int marks = in.ConsumeIntegralInRange<int>(0, 4);
+        for (int i = 0; i < marks; ++i) {
+          require(lwc_committer_mark(committer, {any_int64(in), in.ConsumeIntegralInRange<std::int64_t>(-64, 64)}) ==
+                      LWC_OK,
+                  "mark");
+        }
+        std::size_t before = 0;
+        require(lwc_committer_pending_chunks(committer, &before) == LWC_OK, "pending");
+        int fail_at = in.ConsumeIntegralInRange<int>(-1, 3);
+        lwc_commit_report report = poisoned<lwc_commit_report>();
+        const lwc_status got = lwc_committer_commit(
+            committer,
+            [](void* user, const lwc_chunk_run*, std::uint64_t* snapshot) -> int {
+              int& left = *static_cast<int*>(user);
+              if (left-- == 0) return LWC_DATA_LOSS;
+              *snapshot = 1;
+              return LWC_OK;
+            },
+            &fail_at, in.ConsumeIntegralInRange<std::int64_t>(0, 3), &report);
+        if (got != LWC_OK) {
+          require(untouched(report), "F3 commit wrote on error");
+          std::size_t after = 0;
+          require(lwc_committer_pending_chunks(committer, &after) == LWC_OK && after == before,
+                  "T4 a failed commit clears nothing");
+        }
+        break;
+      }
+    }
+  }
+  require(lwc_persistent_grid2_destroy(grid) == LWC_OK, "destroy the grid");
+  require(lwc_committer_destroy(committer) == LWC_OK, "destroy the committer");
+  return 0;
+}

@@ -368,7 +368,9 @@ TEST(ExactFp, AgreesWithCmathOnEveryClassOfDouble) {
     EXPECT_EQ(std::bit_cast<std::uint64_t>(lwc::fp::next_up(x)), std::bit_cast<std::uint64_t>(std::nextafter(x, kInf))) << x;
     EXPECT_EQ(std::bit_cast<std::uint64_t>(lwc::fp::next_down(x)), std::bit_cast<std::uint64_t>(std::nextafter(x, -kInf))) << x;
     for (const double y : kValues) {
-      if (!std::isnan(y)) EXPECT_EQ(lwc::fp::less_equal(x, y), x <= y) << x << " " << y;
+      if (!std::isnan(y)) {
+        EXPECT_EQ(lwc::fp::less_equal(x, y), x <= y) << x << " " << y;
+      }
     }
     if (std::isinf(x)) continue;
     std::uint64_t m = 0;
@@ -380,7 +382,9 @@ TEST(ExactFp, AgreesWithCmathOnEveryClassOfDouble) {
       const bool finite = std::isfinite(std::ldexp(x, n));
       if (n < 0 && std::fpclassify(x) != FP_NORMAL) continue;  // scale_exact needs an n that loses no bit
       EXPECT_EQ(lwc::fp::scale_exact(x, n, scaled), finite) << x << " " << n;
-      if (finite) EXPECT_EQ(std::bit_cast<std::uint64_t>(scaled), std::bit_cast<std::uint64_t>(std::ldexp(x, n))) << x << " " << n;
+      if (finite) {
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(scaled), std::bit_cast<std::uint64_t>(std::ldexp(x, n))) << x << " " << n;
+      }
     }
   }
   float nan = 0;

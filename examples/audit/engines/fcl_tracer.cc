@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,11 @@ bool collect(fcl::CollisionObjectd* a, fcl::CollisionObjectd* b, void* data) {
 
 }  // namespace
 
+// Storage for one fcl::CollisionObjectd, aligned as it needs (it holds Eigen members).
+struct Slot {
+  alignas(fcl::CollisionObjectd) unsigned char bytes[sizeof(fcl::CollisionObjectd)];
+};
+
 int main(int argc, char** argv) {
   const bool hash = argc > 1 && std::strcmp(argv[1], "spatial_hash") == 0;
   if (argc != 2 || (!hash && std::strcmp(argv[1], "dynamic_tree") != 0)) {
@@ -39,18 +45,20 @@ int main(int argc, char** argv) {
     return 2;
   }
   for (const tracer::Set& set : tracer::all_sets()) {
-    std::vector<std::unique_ptr<fcl::CollisionObjectd>> objects;
+    // The spatial hash reports a pair only when the first object's address is below the second's, so the
+    // trace would depend on where the allocator puts each object (it differs between ASan, TSan and glibc's
+    // malloc). One block, objects in index order: box i's address is below box j's exactly when i < j.
+    std::vector<Slot> slots(set.boxes.size());
     std::vector<fcl::CollisionObjectd*> raw;
     for (std::size_t i = 0; i < set.boxes.size(); ++i) {
       const tracer::Box& b = set.boxes[i];
       auto shape = std::make_shared<fcl::Boxd>(b.max_x - b.min_x, b.max_y - b.min_y, 1.0);
       fcl::Transform3d pose = fcl::Transform3d::Identity();
       pose.translation() = fcl::Vector3d((b.min_x + b.max_x) / 2, (b.min_y + b.max_y) / 2, 0.5);
-      auto object = std::make_unique<fcl::CollisionObjectd>(shape, pose);
+      auto* object = new (slots[i].bytes) fcl::CollisionObjectd(shape, pose);
       object->setUserData(reinterpret_cast<void*>(static_cast<std::intptr_t>(i)));
       object->computeAABB();
-      raw.push_back(object.get());
-      objects.push_back(std::move(object));
+      raw.push_back(object);
     }
     std::unique_ptr<fcl::BroadPhaseCollisionManagerd> manager;
     if (hash) {
@@ -66,6 +74,8 @@ int main(int argc, char** argv) {
     tracer::write_record(stdout,
                          hash ? "FCL 0.7 SpatialHashingCollisionManager (cell 1)" : "FCL 0.7 DynamicAABBTreeCollisionManager",
                          set, pairs);
+    manager.reset();
+    for (fcl::CollisionObjectd* object : raw) object->~CollisionObject();
   }
   return 0;
 }

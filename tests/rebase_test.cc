@@ -151,7 +151,11 @@ TEST(Barrier, UnloadBetweenPlanAndCommitIsRejected) {
   load_around(v, {4, 4});
   absl::StatusOr<std::optional<RebasePlan<2>>> plan = v.plan({{4, 4}, {0, 0}});
   ASSERT_TRUE(plan.ok() && plan->has_value()) << plan.status();
+  const std::size_t loaded = v.loaded_count();
+  EXPECT_TRUE(v.is_loaded({5, 3}));
   v.unload({5, 3});
+  EXPECT_FALSE(v.is_loaded({5, 3}));
+  EXPECT_EQ(v.loaded_count(), loaded - 1);
   absl::StatusOr<lwc::Rebased<2>> done = v.commit(**plan);
   ASSERT_FALSE(done.ok());
   EXPECT_EQ(done.status().code(), absl::StatusCode::kFailedPrecondition);

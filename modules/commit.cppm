@@ -33,6 +33,7 @@ module;
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "lwc/kernels.h"
 #ifndef LWC_HEADER_BUILD
 export module lwc.commit;
 
@@ -96,9 +97,21 @@ struct RowMajor {  // LCOV_EXCL_LINE: clang maps this line to the implicit speci
 // True when `chunk`, which comes after every chunk of `run` in row-major order, extends it by one.
 // Invariant: chunk.x > run.x_last when the rows agree, so chunk.x - 1 cannot overflow; and a run that
 // ends at INT64_MAX is never extended, because no column follows it.
+// The kernel (modules/lwc/kernels.h) is the code proved by proofs/commit_proof.cc.
 [[nodiscard]] constexpr bool extends(const ChunkRun& run, Int2 chunk) noexcept {
-  return chunk.y == run.y && chunk.x - 1 == run.x_last;
+  return kernels::extends_run(kernels::MachineOps<std::int64_t>{}, run, chunk);
 }
+
+// The output of kernels::merge_sorted_runs: appends to a vector of runs.
+struct RunsOut {
+  std::vector<ChunkRun>& runs;
+  // `inline`: a member defined in its class in a named module is not implicitly inline, and its importers
+  // could not inline it.
+  [[nodiscard]] LWC_KERNEL_INLINE inline bool empty() const noexcept { return runs.empty(); }
+  [[nodiscard]] LWC_KERNEL_INLINE inline const ChunkRun& back() const noexcept { return runs.back(); }
+  LWC_KERNEL_INLINE inline void extend_last(std::int64_t x) const noexcept { runs.back().x_last = x; }
+  LWC_KERNEL_INLINE inline void start(std::int64_t y, std::int64_t x) const { runs.push_back(ChunkRun{y, x, x}); }
+};
 
 // The dirty set: every dirty chunk, with the generation of its latest mark, in row-major order (a B-tree: the
 // tilemap dirty-chunk example's own remedy for a pending set that keeps growing), so that merging is one
@@ -238,14 +251,10 @@ LWC_EXPORT namespace lwc {
   std::vector<Int2> sorted(chunks.begin(), chunks.end());
   std::sort(sorted.begin(), sorted.end(), internal::RowMajor{});
   std::vector<ChunkRun> runs;
-  for (std::size_t i = 0; i < sorted.size(); ++i) {
-    if (i > 0 && sorted[i] == sorted[i - 1]) continue;
-    if (!runs.empty() && internal::extends(runs.back(), sorted[i])) {
-      runs.back().x_last = sorted[i].x;
-    } else {
-      runs.push_back(ChunkRun{sorted[i].y, sorted[i].x, sorted[i].x});
-    }
-  }
+  // The sweep is the kernel (modules/lwc/kernels.h) that proofs/commit_proof.cc proves yields the maximal
+  // canonical runs of every sorted sequence of up to its bound of chunks.
+  internal::RunsOut out{runs};
+  kernels::merge_sorted_runs(kernels::MachineOps<std::int64_t>{}, sorted, out);
   return runs;
 }
 

@@ -505,13 +505,8 @@ template <std::floating_point F>
     return false;
   }
 #endif
-  const F q = v / h;  // correctly rounded, so monotone in v; NaN or +-inf for non-finite v
-  if (!(std::fabs(q) < kExactIntegers<F>)) return false;
-  auto n = static_cast<std::int64_t>(q);  // truncates; |q| < 2^p fits
-  const auto nf = static_cast<F>(n);
-  if (nf > q || (nf == q && std::fma(-nf, h, v) < 0)) --n;
-  cell = n;
-  return true;
+  // The kernel (modules/lwc/kernels.h) is the code proved by proofs/decompose_proof.cc (D9).
+  return kernels::cell_small(kernels::MachineFpOps<F>{}, v, h, cell);
 }
 
 // The exact floor of v / h for any finite v and valid h, on the integer significands: kOk with `cell`

@@ -25,6 +25,7 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lwc/exact_fp.h"
+#include "lwc/kernels.h"
 #ifndef LWC_HEADER_BUILD
 export module lwc.broadphase:spec;
 
@@ -199,14 +200,12 @@ template <std::size_t D>
 // inclusive (B8). OutOfRange when a cell is not an int64; InvalidArgument for a non-finite bound.
 template <std::size_t D>
 [[nodiscard]] absl::StatusOr<CellRange<D>> cell_range(const Box<D>& box, CellSize h) {
+  // The kernel (modules/lwc/kernels.h) is the code proved by proofs/broadphase_proof.cc (B8).
   CellRange<D> r{};
-  for (std::size_t k = 0; k < D; ++k) {
-    absl::StatusOr<std::int64_t> lo = cell_of(box.min[k], h);
-    if (!lo.ok()) return lo.status();
-    absl::StatusOr<std::int64_t> hi = cell_of(box.max[k], h);
-    if (!hi.ok()) return hi.status();
-    r.lo[k] = *lo;
-    r.hi[k] = *hi;
+  if (absl::Status s = kernels::cell_range_of<D>(kernels::MachineOps<std::int64_t>{}, box, r,
+                                                 [&](double v) LWC_LAMBDA_INLINE { return cell_of(v, h); });
+      !s.ok()) {
+    return s;
   }
   return r;
 }

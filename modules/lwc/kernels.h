@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 // File: modules/lwc/kernels.h
 //
-// The integer arithmetic kernels of lwc.decompose (split: the shift and the reciprocal paths) and lwc.cover
-// (the span of a range, its extent and count), written once, generic over an "ops" policy that supplies
+// The integer arithmetic kernels of lwc.decompose (split: the shift and the reciprocal paths), lwc.cover
+// (the span of a range, its extent and count) and lwc.commit (merge_runs' sweep), written once, generic over an "ops" policy that supplies
 // the number type and every operation. The library instantiates them with MachineOps<T> (machine integers;
 // each op is the one C++ expression it always was, so the machine code is unchanged), and the proofs in
 // proofs/ instantiate the very same templates with z3 expressions (proofs/support/z3_ops.h), so what is
 // proved is the kernel the library executes, not a transcription of it. Spec: docs/decompose.md (D1-D4,
-// D7), docs/cover.md (C1-C4, C6, C10); proofs: proofs/decompose_proof.cc, proofs/cover_proof.cc.
+// D7), docs/cover.md (C1-C4, C6, C10), docs/commit.md (T3); proofs: proofs/<contract>_proof.cc.
 //
 // Rules for code in this header, so that both instantiations mean the same thing:
 // - every arithmetic step is an `o.op(...)` call (no raw operators on the policy's numbers);
@@ -16,17 +16,20 @@
 //   their path conditions and selects;
 // - shift amounts are `typename O::Shift` values from the size (or `o.shift(k)` for a constant).
 //
-// Included in the global module fragment of modules/decompose.cppm and modules/cover.cppm, and installed
+// Included in the global module fragment of modules/decompose.cppm, cover.cppm and commit.cppm, and installed
 // beside lwc/check.h (a module's global fragment is textual).
 #ifndef LWC_KERNELS_H_
 #define LWC_KERNELS_H_
 
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 #include <utility>
 
 #include "lwc/check.h"
+#include "lwc/exact_fp.h"
 
 // Every op, kernel and branch callable is inlined first (the always-inliner runs before the optimiser),
 // so the optimiser sees the same straight-line code it saw before the kernels existed and threads the jumps
@@ -97,6 +100,12 @@ struct MachineOps {
   [[nodiscard]] LWC_KERNEL_INLINE static constexpr Bool eq(S a, S b) noexcept { return a == b; }
   [[nodiscard]] LWC_KERNEL_INLINE static constexpr Bool eq(U a, U b) noexcept { return a == b; }
   [[nodiscard]] LWC_KERNEL_INLINE static constexpr Bool either(Bool a, Bool b) noexcept { return a || b; }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr Bool negate(Bool a) noexcept { return !a; }
+  // a && b(): b is evaluated only when a holds (it may read what a guards, like a predecessor that exists).
+  template <class F>
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr Bool and_then(Bool a, F&& b) {
+    return a && std::forward<F>(b)();
+  }
 
   // if / else, not ?: -- the statement form lets the optimiser thread the jumps exactly as it did before the
   // kernels existed (with ?: it kept dead tests of folded constants in cover's loop).
@@ -212,6 +221,152 @@ template <class O>
   return o.branch(o.eq(e, o.u_max()), [&]() LWC_LAMBDA_INLINE { return o.u(0); }, [&]() LWC_LAMBDA_INLINE { return o.add(e, o.u(1)); });
 }
 
+// same_chunk()
+//
+// a == b for two chunks ({.x, .y}): x first, then y (Int2's defaulted ==).
+template <class O, class C>
+[[nodiscard]] LWC_KERNEL_INLINE constexpr typename O::Bool same_chunk(const O& o, const C& a, const C& b) {
+  return o.and_then(o.eq(a.x, b.x), [&]() LWC_LAMBDA_INLINE { return o.eq(a.y, b.y); });
+}
+
+// extends_run()
+//
+// True when `chunk`, which comes after every chunk of `run` ({.y, .x_first, .x_last}) in row-major order,
+// extends it by one (docs/commit.md T3). chunk.x - 1 is computed only when the rows agree, and then
+// chunk.x > run.x_last, so it cannot overflow; a run that ends at the greatest S is never extended.
+template <class O, class R, class C>
+[[nodiscard]] LWC_KERNEL_INLINE constexpr typename O::Bool extends_run(const O& o, const R& run, C chunk) {
+  return o.and_then(o.eq(chunk.y, run.y), [&]() LWC_LAMBDA_INLINE { return o.eq(o.sub(chunk.x, o.s(1)), run.x_last); });
+}
+
+// merge_sorted_runs()
+//
+// The sweep of merge_runs (docs/commit.md T3) over `sorted`, chunks in row-major order (by y, then x;
+// duplicates allowed): a chunk equal to its predecessor is skipped, one that extends the last run grows it,
+// any other starts a run. `runs` is the output: empty(), back() (the last run), extend_last(x) and
+// start(y, x) (a run of one chunk). Proved by proofs/commit_proof.cc: the result is the maximal canonical
+// runs of the chunks, for every sorted sequence up to the bound stated there.
+template <class O, class Chunks, class Runs>
+LWC_KERNEL_INLINE constexpr void merge_sorted_runs(const O& o, const Chunks& sorted, Runs& runs) {
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    o.branch(
+        o.and_then(i > 0, [&]() LWC_LAMBDA_INLINE { return same_chunk(o, sorted[i], sorted[i - 1]); }),
+        []() LWC_LAMBDA_INLINE {},  // a repeat: its chunk is in the last run already
+        [&]() LWC_LAMBDA_INLINE {
+          o.branch(
+              o.and_then(o.negate(runs.empty()), [&]() LWC_LAMBDA_INLINE { return extends_run(o, runs.back(), sorted[i]); }),
+              [&]() LWC_LAMBDA_INLINE { runs.extend_last(sorted[i].x); },
+              [&]() LWC_LAMBDA_INLINE { runs.start(sorted[i].y, sorted[i].x); });
+        });
+  }
+}
+
+// cell_range_of()
+//
+// The cells of a closed box (docs/broadphase.md B8), from its quantised bounds: on every axis k < D,
+// r.lo[k] = quantise(box.min[k]) and r.hi[k] = quantise(box.max[k]), both inclusive. `quantise` is
+// cell_of at the level's cell size (the floor of v / h, docs/decompose.md D9); it returns a StatusOr-like
+// value (ok(), status(), *), and the first bound it refuses stops the computation with its status. Returns
+// that status, or an OK one (a value-initialised status) when every bound was quantised. Proved by
+// proofs/broadphase_proof.cc: for every quantised bound pair, [lo, hi] is exactly the set of cells the
+// closed box touches.
+template <std::size_t D, class O, class Box, class Range, class Quantise>
+[[nodiscard]] LWC_KERNEL_INLINE constexpr auto cell_range_of(const O& o, const Box& box, Range& r, Quantise&& quantise)
+    -> decltype(quantise(box.min[0]).status()) {
+  (void)o;  // the range is the quantised bounds themselves: no arithmetic of its own
+  for (std::size_t k = 0; k < D; ++k) {
+    auto lo = quantise(box.min[k]);
+    if (!lo.ok()) return lo.status();
+    auto hi = quantise(box.max[k]);
+    if (!hi.ok()) return hi.status();
+    r.lo[k] = *lo;
+    r.hi[k] = *hi;
+  }
+  return {};
+}
+
 }  // namespace lwc::kernels
+
+// The floating-point kernel: IEEE semantics whatever the consumer's flags (lwc/exact_fp.h), as in the
+// modules that include it.
+LWC_EXACT_FP_BEGIN
+namespace lwc::kernels {
+
+// MachineFpOps<F>
+//
+// The floating-point policy of the library: F (float or double) with C++'s operators and std::fma, and
+// int64 cells.
+template <class F>
+struct MachineFpOps {
+  using Fp = F;
+  using S = std::int64_t;
+  using Bool = bool;
+
+  [[nodiscard]] LWC_KERNEL_INLINE static F div(F a, F b) noexcept { return a / b; }
+  [[nodiscard]] LWC_KERNEL_INLINE static F neg(F a) noexcept { return -a; }
+  [[nodiscard]] LWC_KERNEL_INLINE static F fabs(F a) noexcept { return std::fabs(a); }
+  [[nodiscard]] LWC_KERNEL_INLINE static F fma(F a, F b, F c) noexcept { return std::fma(a, b, c); }
+  // 2^p, p the precision of F: below it every integer is an F.
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr F exact_integers() noexcept {
+    return F(std::uint64_t{1} << std::numeric_limits<F>::digits);
+  }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr F zero() noexcept { return F(0); }
+  [[nodiscard]] LWC_KERNEL_INLINE static Bool lt(F a, F b) noexcept { return a < b; }
+  [[nodiscard]] LWC_KERNEL_INLINE static Bool gt(F a, F b) noexcept { return a > b; }
+  [[nodiscard]] LWC_KERNEL_INLINE static Bool eq(F a, F b) noexcept { return a == b; }
+  // The conversions of a value |q| < 2^p: truncation toward zero, and back (exact).
+  [[nodiscard]] LWC_KERNEL_INLINE static S trunc(F q) noexcept { return static_cast<std::int64_t>(q); }
+  [[nodiscard]] LWC_KERNEL_INLINE static F to_fp(S n) noexcept { return static_cast<F>(n); }
+  [[nodiscard]] LWC_KERNEL_INLINE static S decrement(S n) noexcept { return n - 1; }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr Bool yes() noexcept { return true; }
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr Bool no() noexcept { return false; }
+  template <class G, class H>
+  [[nodiscard]] LWC_KERNEL_INLINE static constexpr auto branch(Bool c, G&& then_fn, H&& else_fn) {
+    if (c) {
+      return std::forward<G>(then_fn)();
+    }
+    return std::forward<H>(else_fn)();
+  }
+  template <class G>
+  [[nodiscard]] LWC_KERNEL_INLINE static Bool or_else(Bool a, G&& b) {
+    return a || std::forward<G>(b)();
+  }
+  template <class G>
+  [[nodiscard]] LWC_KERNEL_INLINE static Bool and_then(Bool a, G&& b) {
+    return a && std::forward<G>(b)();
+  }
+};
+
+// cell_small()
+//
+// The exact floor of v / h when |fl(v / h)| < 2^p (docs/decompose.md D9), for finite v and a valid h under
+// IEEE arithmetic (the callers keep NaN, the flags' subnormal cases and larger quotients out, or get false
+// for them): stores it in `cell` and returns true; false (nothing stored) when |fl(v / h)| >= 2^p or is NaN.
+// Below 2^p every integer is an F and rounding is monotone: when q = fl(v / h) is not an integer the exact
+// quotient lies strictly between the same two integers as q; when q is an integer n, the exact quotient is
+// below n only if the division rounded up onto n, and fma(-n, h, v) has the sign of v - n * h exactly.
+// Proved by proofs/decompose_proof.cc with z3's floating-point theory (formats and bounds stated there).
+template <class O>
+[[nodiscard]] LWC_KERNEL_INLINE typename O::Bool cell_small(const O& o, typename O::Fp v, typename O::Fp h,
+                                                            typename O::S& cell) {
+  const auto q = o.div(v, h);  // correctly rounded, so monotone in v; NaN or +-inf for non-finite v
+  return o.branch(
+      o.lt(o.fabs(q), o.exact_integers()),
+      [&]() LWC_LAMBDA_INLINE {
+        const auto n = o.trunc(q);  // truncates; |q| < 2^p fits
+        const auto nf = o.to_fp(n);
+        cell = o.branch(
+            o.or_else(o.gt(nf, q),
+                      [&]() LWC_LAMBDA_INLINE {
+                        return o.and_then(o.eq(nf, q), [&]() LWC_LAMBDA_INLINE { return o.lt(o.fma(o.neg(nf), h, v), o.zero()); });
+                      }),
+            [&]() LWC_LAMBDA_INLINE { return o.decrement(n); }, [&]() LWC_LAMBDA_INLINE { return n; });
+        return o.yes();
+      },
+      [&]() LWC_LAMBDA_INLINE { return o.no(); });
+}
+
+}  // namespace lwc::kernels
+LWC_EXACT_FP_END
 
 #endif  // LWC_KERNELS_H_

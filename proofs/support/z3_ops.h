@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <source_location>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -129,16 +130,41 @@ class ZOps {
   Bool eq(S a, S b) const { return a.v == b.v; }
   Bool eq(U a, U b) const { return a.v == b.v; }
   Bool either(Bool a, Bool b) const { return a || b; }
+  Bool negate(Bool a) const { return !a; }
+  // a && b(), b under the path condition a (its obligations need hold only where a does).
+  template <class F>
+  Bool and_then(const Bool& a, F&& b) const {
+    path_.push_back(a);
+    const z3::expr r = std::forward<F>(b)();
+    path_.pop_back();
+    return a && r;
+  }
+  // A condition known at compile time of the proof (a loop index): b is not built when a is false.
+  template <class F>
+  Bool and_then(bool a, F&& b) const {
+    return a ? std::forward<F>(b)() : ctx().bool_val(false);
+  }
 
+  // Both callables run, each under its path condition; their values are merged by a select. Callables that
+  // return nothing act on an output (proofs/support/z3_runs.h) whose every update is guarded by path().
   template <class F, class G>
   auto branch(const Bool& c, F&& then_fn, G&& else_fn) const {
-    path_.push_back(c);
-    auto a = std::forward<F>(then_fn)();
-    path_.pop_back();
-    path_.push_back(!c);
-    auto b = std::forward<G>(else_fn)();
-    path_.pop_back();
-    return zmerge(c, a, b);
+    if constexpr (std::is_void_v<decltype(then_fn())>) {
+      path_.push_back(c);
+      std::forward<F>(then_fn)();
+      path_.pop_back();
+      path_.push_back(!c);
+      std::forward<G>(else_fn)();
+      path_.pop_back();
+    } else {
+      path_.push_back(c);
+      auto a = std::forward<F>(then_fn)();
+      path_.pop_back();
+      path_.push_back(!c);
+      auto b = std::forward<G>(else_fn)();
+      path_.pop_back();
+      return zmerge(c, a, b);
+    }
   }
   template <class F, class G>
   auto branch_unlikely(const Bool& c, F&& then_fn, G&& else_fn) const {

@@ -71,7 +71,6 @@ void prove_reference_cell(Prover& p, int dims, bool unique) {
 struct ZQuantised {
   ZS value;
   bool ok() const { return true; }
-  int status() const { return 0; }
   const ZS& operator*() const { return value; }
 };
 struct ZBox {  // lwc::Box<D>
@@ -105,7 +104,7 @@ void prove_cell_range(Prover& p, int which) {
     hyps.push_back(box.min[k] <= box.max[k]);  // a valid box (B6)
   }
   ZRange r{std::vector<ZS>(D, o.s(0)), std::vector<ZS>(D, o.s(0))};
-  (void)kernels::cell_range_of<D>(o, box, r, quantise);
+  (void)kernels::cell_range_of<D>(o, box, r, quantise, [](const ZQuantised&) { return 0; }, [] { return 0; });
   z3::expr in_range = c.bool_val(true), touches = c.bool_val(true);
   for (std::size_t k = 0; k < D; ++k) {
     const z3::expr x = c.int_const(("c" + std::to_string(k)).c_str());

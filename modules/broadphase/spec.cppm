@@ -202,12 +202,12 @@ template <std::size_t D>
 [[nodiscard]] absl::StatusOr<CellRange<D>> cell_range(const Box<D>& box, CellSize h) {
   // The kernel (modules/lwc/kernels.h) is the code proved by proofs/broadphase_proof.cc (B8).
   CellRange<D> r{};
-  if (absl::Status s = kernels::cell_range_of<D>(kernels::MachineOps<std::int64_t>{}, box, r,
-                                                 [&](double v) LWC_LAMBDA_INLINE { return cell_of(v, h); });
-      !s.ok()) {
-    return s;
-  }
-  return r;
+  return kernels::cell_range_of<D>(
+      kernels::MachineOps<std::int64_t>{}, box, r, [&](double v) LWC_LAMBDA_INLINE { return cell_of(v, h); },
+      [](const absl::StatusOr<std::int64_t>& refused) LWC_LAMBDA_INLINE -> absl::StatusOr<CellRange<D>> {
+        return refused.status();
+      },
+      [&]() LWC_LAMBDA_INLINE -> absl::StatusOr<CellRange<D>> { return r; });
 }
 
 // cell_count()

@@ -266,23 +266,22 @@ LWC_KERNEL_INLINE constexpr void merge_sorted_runs(const O& o, const Chunks& sor
 // The cells of a closed box (docs/broadphase.md B8), from its quantised bounds: on every axis k < D,
 // r.lo[k] = quantise(box.min[k]) and r.hi[k] = quantise(box.max[k]), both inclusive. `quantise` is
 // cell_of at the level's cell size (the floor of v / h, docs/decompose.md D9); it returns a StatusOr-like
-// value (ok(), status(), *), and the first bound it refuses stops the computation with its status. Returns
-// that status, or an OK one (a value-initialised status) when every bound was quantised. Proved by
-// proofs/broadphase_proof.cc: for every quantised bound pair, [lo, hi] is exactly the set of cells the
-// closed box touches.
-template <std::size_t D, class O, class Box, class Range, class Quantise>
-[[nodiscard]] LWC_KERNEL_INLINE constexpr auto cell_range_of(const O& o, const Box& box, Range& r, Quantise&& quantise)
-    -> decltype(quantise(box.min[0]).status()) {
+// value (ok(), *), and the first bound it refuses stops the computation with fail(that value); otherwise
+// the result is done() (r filled). Proved by proofs/broadphase_proof.cc: for every quantised bound pair,
+// [lo, hi] is exactly the set of cells the closed box touches.
+template <std::size_t D, class O, class Box, class Range, class Quantise, class Fail, class Done>
+[[nodiscard]] LWC_KERNEL_INLINE constexpr auto cell_range_of(const O& o, const Box& box, Range& r, Quantise&& quantise,
+                                                             Fail&& fail, Done&& done) {
   (void)o;  // the range is the quantised bounds themselves: no arithmetic of its own
   for (std::size_t k = 0; k < D; ++k) {
     auto lo = quantise(box.min[k]);
-    if (!lo.ok()) return lo.status();
+    if (!lo.ok()) return fail(lo);
     auto hi = quantise(box.max[k]);
-    if (!hi.ok()) return hi.status();
+    if (!hi.ok()) return fail(hi);
     r.lo[k] = *lo;
     r.hi[k] = *hi;
   }
-  return {};
+  return done();
 }
 
 }  // namespace lwc::kernels

@@ -80,6 +80,9 @@ struct ZRange {  // lwc::CellRange<D>
   std::vector<ZS> lo, hi;
 };
 
+// Every box and bound, but only given that the quantiser is the exact floor (D9, not proved for double).
+const char* const kScope = "every box and every quantised bound pair, given cell_of is the exact floor (D9)";
+
 // B8: cell_range_of's [lo, hi] is exactly the cells the closed box touches. Coordinates are in units of
 // the cell size (v / h, exact: h > 0 scales every comparison alike), so cell c spans [c, c + 1).
 template <std::size_t D>
@@ -141,7 +144,7 @@ void prove_cell_range(Prover& p, int which) {
     p.prove(c, {"B8", "B8 range is the touched cells " + d,
                 "cell_range_of: a cell is in [lo, hi] on every axis iff the closed box touches it (meets [c, c + 1) "
                 "on every axis)",
-                dom, hyps, in_range == touches, regression});
+                dom, hyps, in_range == touches, regression, kScope});
   } else {
     z3::expr all = c.bool_val(true);
     for (std::size_t k = 0; k < D; ++k) all = all && r.lo[k].v == qs[2 * k] && r.hi[k].v == qs[2 * k + 1];
@@ -152,7 +155,7 @@ void prove_cell_range(Prover& p, int which) {
                   z3::expr le = c.bool_val(true);
                   for (std::size_t k = 0; k < D; ++k) le = le && r.lo[k].v <= r.hi[k].v;
                   return le;
-                }(), regression});
+                }(), regression, kScope});
   }
 }
 

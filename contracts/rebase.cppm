@@ -37,6 +37,7 @@ module;
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
@@ -419,11 +420,18 @@ template <std::size_t D>
 class OriginModel {
  public:
   OriginModel(std::int64_t cell_size, std::int64_t threshold_cells, std::int64_t barrier_radius,
-              CellIndex<D> origin = {}, std::uint64_t version = 0)
-      : size_(cell_size), threshold_(threshold_cells), radius_(barrier_radius), origin_(origin), version_(version) {}
+              CellIndex<D> origin = {}, std::uint64_t version = 0, ViewId view = {})
+      : size_(cell_size), threshold_(threshold_cells), radius_(barrier_radius), origin_(origin), version_(version),
+        view_(view) {}
 
   const CellIndex<D>& origin() const { return origin_; }
   std::uint64_t version() const { return version_; }
+  // The identity of the view modelled (R12): plans it makes carry it, plans of any other are refused.
+  // An audit of an engine that stamps no view keeps the default (no view) on both sides.
+  ViewId view() const { return view_; }
+  void set_view(ViewId view) { view_ = view; }
+  // Inside the engine's simulation step (R13).
+  bool in_step() const { return in_step_; }
   const std::set<CellIndex<D>>& loaded() const { return loaded_; }
   void load(const CellIndex<D>& c) { loaded_.insert(c); }
   void unload(const CellIndex<D>& c) { loaded_.erase(c); }
@@ -470,7 +478,7 @@ class OriginModel {
       return absl::FailedPreconditionError(
           absl::StrCat(gone.size(), " barrier cells are missing, e.g. ", internal::cells(gone.front())));
     }
-    return std::optional<RebasePlan<D>>(RebasePlan<D>{origin_, observer.cell, version_});
+    return std::optional<RebasePlan<D>>(RebasePlan<D>{origin_, observer.cell, version_, view_});
   }
 
   // check_plan()
@@ -500,6 +508,9 @@ class OriginModel {
       return fail("R6 barrier", *want ? "beyond the threshold with the barrier loaded: must plan"
                                       : "inside the threshold there is nothing to do");
     }
+    if (*want && (**got).view != (**want).view) {
+      return fail("R12 view identity", absl::StrCat("the plan must carry the view's id ", view_.value));
+    }
     if (*want && !(**got == **want)) {
       return fail("R8 staleness", "the plan must carry the current origin and version and target the observer's cell");
     }
@@ -508,11 +519,18 @@ class OriginModel {
 
   // expected_commit()
   //
-  // What commit(plan) must answer: Aborted when plan.expected_version is not the current version (R8);
+  // What commit(plan) must answer, in this order: InvalidArgument when the plan is another view's
+  // (R12); Unavailable inside a simulation step (R13); Aborted when plan.expected_version is not the
+  // current version (R8);
   // InvalidArgument when plan.from is not the origin (R8); FailedPrecondition when a barrier cell around
   // the target is not loaded now (R6); OutOfRange when the version counter is exhausted; else the target
   // as origin at version + 1 (R3).
   [[nodiscard]] absl::StatusOr<Rebased<D>> expected_commit(const RebasePlan<D>& plan) const {
+    if (plan.view != view_) {
+      return absl::InvalidArgumentError(absl::StrCat("R12 view identity: the plan is view ", plan.view.value,
+                                                     "'s, not view ", view_.value, "'s"));
+    }
+    if (in_step_) return absl::UnavailableError("R13 safe phase: a commit inside a simulation step");
     if (plan.expected_version != version_) return absl::AbortedError("the plan is stale");
     if (plan.from != origin_) return absl::InvalidArgumentError("the plan was made at another origin");
     if (const std::vector<CellIndex<D>> gone = missing(plan.target); !gone.empty()) {
@@ -540,7 +558,10 @@ class OriginModel {
     if (!want.ok()) {
       if (!got.ok() && got.status().code() == want.status().code()) return absl::OkStatus();
       const absl::StatusCode code = want.status().code();
-      const absl::string_view clause = code == absl::StatusCode::kFailedPrecondition ? "R6 barrier"
+      const absl::string_view message = want.status().message();
+      const absl::string_view clause = absl::StartsWith(message, "R12") ? "R12 view identity"
+                                       : code == absl::StatusCode::kUnavailable     ? "R13 safe phase"
+                                       : code == absl::StatusCode::kFailedPrecondition ? "R6 barrier"
                                        : code == absl::StatusCode::kOutOfRange      ? "R7 failure atomicity"
                                                                                     : "R8 staleness";
       return fail(clause, absl::StrCat("must be ", internal::status_text(want.status())));
@@ -550,6 +571,31 @@ class OriginModel {
     origin_ = want->origin;
     version_ = want->version;
     return absl::OkStatus();
+  }
+
+  // expected_begin_step(), expected_end_step()
+  //
+  // R13: begin_step() is FailedPrecondition inside a step, end_step() outside one; otherwise OK.
+  [[nodiscard]] absl::Status expected_begin_step() const {
+    return in_step_ ? absl::FailedPreconditionError("R13 safe phase: begin_step inside a step") : absl::OkStatus();
+  }
+  [[nodiscard]] absl::Status expected_end_step() const {
+    return in_step_ ? absl::OkStatus() : absl::FailedPreconditionError("R13 safe phase: end_step outside a step");
+  }
+
+  // check_begin_step(), check_end_step()
+  //
+  // R13: `got` (an implementation's answer) has the expected code; on success the model follows it.
+  [[nodiscard]] absl::Status check_begin_step(const absl::Status& got) { return check_step(true, got); }
+  [[nodiscard]] absl::Status check_end_step(const absl::Status& got) { return check_step(false, got); }
+
+  // check_phase()
+  //
+  // R13: the view is inside a simulation step exactly when the model is.
+  [[nodiscard]] absl::Status check_phase(bool in_step) const {
+    if (in_step == in_step_) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("R13 safe phase: the view is ", in_step ? "inside" : "outside",
+                                                   " a simulation step, the model ", in_step_ ? "inside" : "outside"));
   }
 
   // check_view()
@@ -569,13 +615,50 @@ class OriginModel {
   }
 
  private:
+  [[nodiscard]] absl::Status check_step(bool begin, const absl::Status& got) {
+    const absl::Status want = begin ? expected_begin_step() : expected_end_step();
+    if (got.code() != want.code()) {
+      return absl::InvalidArgumentError(absl::StrCat("R13 safe phase: ", begin ? "begin_step" : "end_step", " ",
+                                                     in_step_ ? "inside" : "outside", " a step must be ",
+                                                     internal::status_text(want), ", got ", internal::status_text(got)));
+    }
+    if (want.ok()) in_step_ = begin;
+    return absl::OkStatus();
+  }
+
   std::int64_t size_;
   std::int64_t threshold_;
   std::int64_t radius_;
   CellIndex<D> origin_;
   std::uint64_t version_;
+  ViewId view_;
+  bool in_step_ = false;
   std::set<CellIndex<D>> loaded_;
 };
+
+// R12 -----------------------------------------------------------------------------------------------
+
+// check_stamped()
+//
+// R12: what view `view` handed out (a render point, a late ticket, a plan) carries its id.
+[[nodiscard]] inline absl::Status check_stamped(ViewId view, ViewId stamped, absl::string_view what) {
+  if (stamped == view) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("R12 view identity: ", what, " of view ", view.value,
+                                                 " is stamped with view ", stamped.value));
+}
+
+// check_foreign_refused()
+//
+// R12: an input stamped by view `stamped` given to view `view`: when they differ the answer must be
+// InvalidArgument, whatever else holds (versions equal or not); when they are the same, OK (the caller
+// judges the answer by the other clauses).
+[[nodiscard]] inline absl::Status check_foreign_refused(ViewId view, ViewId stamped, absl::string_view what,
+                                                        const absl::Status& got) {
+  if (stamped == view || got.code() == absl::StatusCode::kInvalidArgument) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("R12 view identity: ", what, " of view ", stamped.value,
+                                                 " given to view ", view.value, " must be InvalidArgument, got ",
+                                                 internal::status_text(got)));
+}
 
 // R9 ------------------------------------------------------------------------------------------------
 
@@ -602,6 +685,19 @@ template <std::size_t D>
     return absl::InvalidArgumentError(absl::StrCat("R9 late results: not the fresh conversion: ", s.message()));
   }
   return absl::OkStatus();
+}
+
+// check_late() with a view
+//
+// R12 then R9: a ticket of another view is InvalidArgument; otherwise check_late above, and a placement
+// carries `view`.
+template <std::size_t D>
+[[nodiscard]] absl::Status check_late(const RenderSpec& spec, const CellIndex<D>& origin, std::uint64_t version,
+                                      ViewId view, const LateResult<D>& result,
+                                      const absl::StatusOr<RenderPoint<D>>& got) {
+  if (result.view != view) return check_foreign_refused(view, result.view, "a late result", got.status());
+  if (absl::Status s = check_late(spec, origin, version, result, got); !s.ok()) return s;
+  return got.ok() ? check_stamped(view, got->view, "a late placement") : absl::OkStatus();
 }
 
 // R10 -----------------------------------------------------------------------------------------------
@@ -673,6 +769,20 @@ template <std::size_t D>
   return absl::InvalidArgumentError(absl::StrCat("R11 round trip: ", internal::position(*world),
                                                  " is exact but does not render back to the same point: ",
                                                  again.ok() ? "different coordinates" : internal::status_text(again.status())));
+}
+
+// check_round_trip() with a view
+//
+// R12 then R11: a render point of another view is InvalidArgument (before its version is looked at);
+// otherwise check_round_trip above, and `again` carries `view`.
+template <std::size_t D>
+[[nodiscard]] absl::Status check_round_trip(const RenderSpec& spec, const CellIndex<D>& origin,
+                                            std::uint64_t version, ViewId view, const RenderPoint<D>& y,
+                                            const absl::StatusOr<WorldPosition<D>>& world,
+                                            const absl::StatusOr<RenderPoint<D>>& again) {
+  if (y.view != view) return check_foreign_refused(view, y.view, "a render point", world.status());
+  if (absl::Status s = check_round_trip(spec, origin, version, y, world, again); !s.ok()) return s;
+  return again.ok() ? check_stamped(view, again->view, "a render point") : absl::OkStatus();
 }
 
 }  // namespace lwc::contracts

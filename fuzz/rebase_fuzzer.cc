@@ -8,7 +8,11 @@
 // (cells at both ends, where cell - origin overflows) and every double and float bit pattern (NaN, inf,
 // -0.0, subnormals); small deltas keep cells near the observer so plans and commits do happen.
 //
-// lwc-clauses: R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11
+// A second view (`twin`, created in the same state, never rebased) supplies render points, tickets and
+// plans that only their identity tells apart (R12); simulation steps begin and end at random, nested and
+// unmatched ones included, so commits land mid-step (R13).
+//
+// lwc-clauses: R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13
 // (the whole tree is built with ASan + UBSan + -fsanitize=integer in the fuzz preset, so an overflowing
 // intermediate aborts too.)
 #include <fuzzer/FuzzedDataProvider.h>
@@ -78,7 +82,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       grid, lwc::ViewConfig{threshold, radius, spec.units_per_render_unit, spec.bubble_units}, origin, version);
   require(created.status());
   lwc::OriginCoordinator<2>& view = *created;
-  lwc::contracts::OriginModel<2> model(cell_size, threshold, radius, origin, version);
+  absl::StatusOr<lwc::OriginCoordinator<2>> twin_created = lwc::OriginCoordinator<2>::create(
+      grid, lwc::ViewConfig{threshold, radius, spec.units_per_render_unit, spec.bubble_units}, origin, version);
+  require(twin_created.status());
+  const lwc::OriginCoordinator<2>& twin = *twin_created;
+  lwc::contracts::OriginModel<2> model(cell_size, threshold, radius, origin, version, view.id());
   lwc::contracts::OriginLog<2> log;
 
   std::vector<WorldPosition<2>> world;
@@ -98,7 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   for (int step = 0; step < 64 && in.remaining_bytes() > 0; ++step) {
     const std::vector<WorldPosition<2>> snapshot = world;
-    switch (in.ConsumeIntegralInRange<int>(0, 10)) {
+    switch (in.ConsumeIntegralInRange<int>(0, 12)) {
       case 0: {
         const CellIndex<2> c = cell_from(in, observer.cell);
         view.load(c);
@@ -133,6 +141,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           case 0: plan.from[1] ^= 1; break;
           case 1: plan.expected_version ^= in.ConsumeIntegral<std::uint64_t>(); break;
           case 2: plan.target = cell_from(in, plan.target); break;
+          case 3: plan.view = twin.id(); break;  // R12
           default: break;
         }
         const absl::StatusOr<lwc::Rebased<2>> done = view.commit(plan);
@@ -154,6 +163,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (r.ok()) {
           require(lwc::contracts::check_render_bound(spec, model.origin(), p, *r));  // R5
           require(log.observe(r->version, view.origin()));                          // R3
+          require(lwc::contracts::check_stamped(view.id(), r->view, "a render point"));  // R12
         }
         break;
       }
@@ -167,16 +177,37 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (late.empty()) break;
         lwc::LateResult<2> t = late[in.ConsumeIntegralInRange<std::size_t>(0, late.size() - 1)];
         if (in.ConsumeIntegralInRange<int>(0, 7) == 0) t.started_version = word(in);  // injected: any version
-        require(lwc::contracts::check_late(spec, model.origin(), model.version(), t, view.place_late(t)));  // R9
+        if (in.ConsumeIntegralInRange<int>(0, 7) == 0) t.view = twin.id();  // injected: another view's ticket
+        require(lwc::contracts::check_late(spec, model.origin(), model.version(), view.id(), t, view.place_late(t)));  // R9 R12
         break;
       }
       case 9: {
         lwc::RenderPoint<2> y{{std::bit_cast<float>(static_cast<std::uint32_t>(word(in))),
                                std::bit_cast<float>(static_cast<std::uint32_t>(word(in)))},
-                              in.ConsumeBool() ? view.version() : word(in)};
+                              in.ConsumeBool() ? view.version() : word(in),
+                              in.ConsumeIntegralInRange<int>(0, 7) == 0 ? twin.id() : view.id()};
         const absl::StatusOr<WorldPosition<2>> back = view.from_render(y);
         const absl::StatusOr<lwc::RenderPoint<2>> again = back.ok() ? view.to_render(*back) : back.status();
-        require(lwc::contracts::check_round_trip(spec, model.origin(), model.version(), y, back, again));  // R11
+        require(lwc::contracts::check_round_trip(spec, model.origin(), model.version(), view.id(), y, back, again));  // R11 R12
+        break;
+      }
+      case 11: {  // the engine's step: begin or end, unmatched ones included (R13)
+        require(in.ConsumeBool() ? model.check_begin_step(view.begin_step()) : model.check_end_step(view.end_step()));
+        break;
+      }
+      case 12: {  // the twin's render point or ticket of a world position, given to the view (R12)
+        if (world.empty()) break;
+        const WorldPosition<2>& p = world[in.ConsumeIntegralInRange<std::size_t>(0, world.size() - 1)];
+        if (in.ConsumeBool()) {
+          const absl::StatusOr<lwc::RenderPoint<2>> y = twin.to_render(p);
+          if (!y.ok()) break;
+          const absl::StatusOr<WorldPosition<2>> back = view.from_render(*y);
+          require(lwc::contracts::check_round_trip<2>(spec, model.origin(), model.version(), view.id(), *y, back,
+                                                      back.status()));
+        } else {
+          const lwc::LateResult<2> t = twin.start_late(p, lwc::LatePlacement::kRelocatable);
+          require(lwc::contracts::check_late(spec, model.origin(), model.version(), view.id(), t, view.place_late(t)));
+        }
         break;
       }
       default: {
@@ -187,6 +218,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
     require(model.check_view(view.origin(), view.version(), view.loaded_cells()));  // R7
+    require(model.check_phase(view.in_step()));                                       // R13
     require(lwc::contracts::check_authority<2>(snapshot, std::span<const WorldPosition<2>>(world).first(
                                                              std::min(snapshot.size(), world.size()))));  // R2
   }

@@ -5,15 +5,19 @@
 // inside it, and render coordinates are derived from them, per view, relative to an origin cell that
 // changes only by a versioned, barrier-guarded commit. Late asynchronous results are placed from their
 // world anchor, never from a local position computed under an older origin.
-// Spec: docs/rebase.md (clauses R1-R11). Checkers and model: lwc.contracts.rebase.
+// Every render point, late ticket and plan is stamped with the identity of the view that made it and is
+// refused by any other view (R12); a commit is accepted only outside the engine's simulation step (R13).
+// Spec: docs/rebase.md (clauses R1-R13). Checkers and model: lwc.contracts.rebase.
 #ifndef LWC_HEADER_BUILD
 module;
 #endif
 #include "lwc/config.h"
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -297,6 +301,22 @@ inline bool render_axis(std::int64_t cell, double offset, std::int64_t origin, s
   return true;
 }
 
+// The last view id issued in this process (R12); 0 before the first. Never decremented, never wraps.
+inline std::atomic<std::uint64_t>& view_id_counter() {
+  static std::atomic<std::uint64_t> last{0};
+  return last;
+}
+
+// The next view id, or 0 once 2^64 - 1 ids have been issued (the counter stays at its end: no reuse).
+inline std::uint64_t issue_view_id() {
+  std::atomic<std::uint64_t>& last = view_id_counter();
+  std::uint64_t seen = last.load(std::memory_order_relaxed);
+  while (seen != std::numeric_limits<std::uint64_t>::max()) {
+    if (last.compare_exchange_weak(seen, seen + 1, std::memory_order_relaxed)) return seen + 1;
+  }
+  return 0;
+}
+
 }  // namespace lwc::internal
 
 LWC_EXPORT namespace lwc {
@@ -413,6 +433,22 @@ class WorldGrid {
   CellSize real_;
 };
 
+// ViewId
+//
+// The identity of one view (OriginCoordinator), stamped into everything the view hands out (render
+// points, late tickets, plans) and checked wherever those come back (R12). Issued by
+// OriginCoordinator::create from a process-wide counter: unique within the process and never reused,
+// so a point of a destroyed view is not accepted by a new view that happens to reuse its memory, and two
+// views cannot be given the same id by mistake (a caller-chosen id could collide: two split-screen
+// views both restored with id 1). 0 is no view: a hand-built point or plan that was never stamped is
+// refused by every view. Ids are process-local: they are not meant to be persisted or sent.
+struct ViewId {
+  std::uint64_t value = 0;
+
+  friend constexpr bool operator==(const ViewId&, const ViewId&) noexcept = default;
+  friend constexpr auto operator<=>(const ViewId&, const ViewId&) noexcept = default;
+};
+
 // ViewConfig
 //
 // How one view (camera) rebases. Defaults: a threshold of 2 cells (the plan/commit floating-origin
@@ -438,6 +474,8 @@ template <std::size_t D>
 struct RenderPoint {
   std::array<float, D> at{};
   std::uint64_t version = 0;
+  // The view that computed it (R12): another view refuses it.
+  ViewId view{};
 
   friend constexpr bool operator==(const RenderPoint&, const RenderPoint&) noexcept = default;
 };
@@ -445,13 +483,14 @@ struct RenderPoint {
 // RebasePlan
 //
 // A rebase decided by OriginCoordinator::plan: move the origin from `from` to `target`, valid only while
-// the view is still at `expected_version` (R8).
+// the view is still at `expected_version` (R8), and only by the view that made it (R12).
 template <std::size_t D>
   requires(D == 2 || D == 3)
 struct RebasePlan {
   CellIndex<D> from{};
   CellIndex<D> target{};
   std::uint64_t expected_version = 0;
+  ViewId view{};
 
   friend constexpr bool operator==(const RebasePlan&, const RebasePlan&) noexcept = default;
 };
@@ -485,13 +524,17 @@ struct LateResult {
   WorldPosition<D> anchor;
   std::uint64_t started_version = 0;
   LatePlacement placement = LatePlacement::kRelocatable;
+  // The view that started it (R12): only that view places it.
+  ViewId view{};
 };
 
 // OriginCoordinator
 //
 // The floating origin of one view. It owns the origin cell, its version and the set of loaded cells; it
 // never owns or writes an authoritative position (R2), so any number of coordinators (split screen,
-// several cameras) share one world.
+// several cameras) share one world. Each has its own ViewId (R12): what one view hands out, another
+// refuses. A copy is the same view (a snapshot with the same id, to restore), not a second one.
+// The engine brackets its simulation step with begin_step() / end_step(); commit is refused inside (R13).
 //
 // Example:
 //   absl::StatusOr<std::optional<lwc::RebasePlan<2>>> plan = view.plan(observer);
@@ -511,8 +554,10 @@ class OriginCoordinator {
   // create()
   //
   // A view of `grid` with origin `origin` at version `version` (restoring a saved view; a new one starts
-  // at the zero cell and version 0), and no cell loaded. InvalidArgument when a ViewConfig field is
-  // outside its documented range.
+  // at the zero cell and version 0), no cell loaded, outside a simulation step, with a fresh ViewId
+  // (R12; a restored view gets a new id too: ids are process-local). InvalidArgument when a ViewConfig
+  // field is outside its documented range; ResourceExhausted once 2^64 - 1 views have been created in
+  // this process (ids are never reused).
   [[nodiscard]] static absl::StatusOr<OriginCoordinator> create(WorldGrid grid, ViewConfig config,
                                                                 CellIndex<D> origin = {},
                                                                 std::uint64_t version = 0) {
@@ -529,13 +574,38 @@ class OriginCoordinator {
     if (config.bubble_units < 1 || config.bubble_units > kMaxBubbleUnits) {
       return bad("bubble_units", config.bubble_units, "[1, 2^44]");
     }
-    return OriginCoordinator(grid, config, origin, version);
+    const std::uint64_t id = internal::issue_view_id();
+    if (id == 0) return absl::ResourceExhaustedError("view config: every view id of this process is used (R12)");
+    return OriginCoordinator(grid, config, origin, version, ViewId{id});
   }
 
   [[nodiscard]] const WorldGrid& grid() const noexcept { return grid_; }
   [[nodiscard]] const ViewConfig& config() const noexcept { return config_; }
   [[nodiscard]] const CellIndex<D>& origin() const noexcept { return origin_; }
   [[nodiscard]] std::uint64_t version() const noexcept { return version_; }
+  // id(): the identity stamped into this view's render points, late tickets and plans (R12).
+  [[nodiscard]] ViewId id() const noexcept { return id_; }
+
+  // Safe phase (R13) ----------------------------------------------------------------------------------
+
+  // begin_step(), end_step(), in_step()
+  //
+  // The engine declares its simulation step (physics, gameplay that reads render-frame positions):
+  // between begin_step() and end_step() commit() is refused with Unavailable and changes nothing, so
+  // the origin moves only between steps, where no body is half integrated in the old frame.
+  // FailedPrecondition for begin_step() inside a step or end_step() outside one (nothing changes).
+  // Everything else (plan, conversions, late results, loads) is allowed in a step.
+  [[nodiscard]] absl::Status begin_step() {
+    if (in_step_) return absl::FailedPreconditionError("begin_step: already inside a simulation step (R13)");
+    in_step_ = true;
+    return absl::OkStatus();
+  }
+  [[nodiscard]] absl::Status end_step() {
+    if (!in_step_) return absl::FailedPreconditionError("end_step: not inside a simulation step (R13)");
+    in_step_ = false;
+    return absl::OkStatus();
+  }
+  [[nodiscard]] bool in_step() const noexcept { return in_step_; }
 
   // render_error_bound()
   //
@@ -600,18 +670,25 @@ class OriginCoordinator {
     }
     if (!far) return std::optional<RebasePlan<D>>();
     if (absl::Status s = barrier_status(observer.cell, "plan"); !s.ok()) return s;
-    return std::optional<RebasePlan<D>>(RebasePlan<D>{origin_, observer.cell, version_});
+    return std::optional<RebasePlan<D>>(RebasePlan<D>{origin_, observer.cell, version_, id_});
   }
 
   // commit()
   //
   // Moves the origin to plan.target and increments the version, atomically. Errors, each leaving the
-  // origin and version exactly as they were (R7): Aborted when the plan is stale, i.e. the view's version
+  // origin and version exactly as they were (R7), in this order: InvalidArgument when the plan was made
+  // by another view (plan.view is not id(), R12); Unavailable inside a simulation step (retry after
+  // end_step(), R13); Aborted when the plan is stale, i.e. the view's version
   // is no longer plan.expected_version (a replayed plan, or one overtaken by another commit) (R8);
   // InvalidArgument when the plan's `from` is not this view's origin (a plan made by another view);
   // FailedPrecondition when the barrier around the target no longer holds: a cell unloaded between plan
   // and commit is caught here (R6); OutOfRange when the version counter is exhausted.
   [[nodiscard]] absl::StatusOr<Rebased<D>> commit(const RebasePlan<D>& plan) {
+    if (plan.view != id_) return foreign("commit: plan", plan.view);
+    if (in_step_) {
+      return absl::UnavailableError(absl::StrCat("rebase blocked: commit inside a simulation step of view ", id_.value,
+                                                 "; commit after end_step() (R13)"));
+    }
     if (plan.expected_version != version_) {
       return absl::AbortedError(absl::StrCat("rebase blocked: stale plan for version ", plan.expected_version,
                                              ", the view is at version ", version_, " (R8)"));
@@ -642,6 +719,7 @@ class OriginCoordinator {
     if (absl::Status s = grid_.validate(p); !s.ok()) return s;
     RenderPoint<D> out;
     out.version = version_;
+    out.view = id_;
     for (std::size_t a = 0; a < D; ++a) {
       if (!render_one(p, a, out.at[a])) {
         return absl::OutOfRangeError(absl::StrCat("to_render: position in cell ", internal::describe_cell(p.cell),
@@ -687,10 +765,12 @@ class OriginCoordinator {
   // The world position of render coordinates computed at this view's current version: per axis the
   // normalisation of origin cell + y * units_per_render_unit (y * d is exact for a float y and
   // d <= 2^20), so exact whenever that position is representable, and then
-  // to_render(from_render(y)) == y for y inside the bubble (R11). Errors: FailedPrecondition when
+  // to_render(from_render(y)) == y for y inside the bubble (R11). Errors: InvalidArgument when y was
+  // computed by another view (R12, checked first); FailedPrecondition when
   // y.version is not the current version (the origin it refers to is gone); InvalidArgument for a NaN or
   // infinite coordinate; OutOfRange when the cell is outside int64.
   [[nodiscard]] absl::StatusOr<WorldPosition<D>> from_render(const RenderPoint<D>& y) const {
+    if (y.view != id_) return foreign("from_render: render point", y.view);
     if (y.version != version_) {
       return absl::FailedPreconditionError(absl::StrCat("from_render: render point of version ", y.version,
                                                         ", the view is at version ", version_, " (R11)"));
@@ -708,17 +788,19 @@ class OriginCoordinator {
   //
   // The ticket for an asynchronous build anchored at `anchor`, started now (under the current version).
   [[nodiscard]] LateResult<D> start_late(const WorldPosition<D>& anchor, LatePlacement placement) const {
-    return LateResult<D>{anchor, version_, placement};
+    return LateResult<D>{anchor, version_, placement, id_};
   }
 
   // place_late()
   //
   // Where a finished build goes now. A relocatable result is converted from its anchor at the current
   // origin: after any number of rebases, exactly to_render(anchor) (R9). A baked result is accepted only
-  // under the version it started in. Errors: Aborted for a baked result whose version is stale (rebuild
+  // under the version it started in. Errors: InvalidArgument for a ticket of another view (R12, checked
+  // first); Aborted for a baked result whose version is stale (rebuild
   // it); InvalidArgument for a ticket from a version this view has not reached, or an anchor not
   // normalised; OutOfRange when the anchor is outside the bubble.
   [[nodiscard]] absl::StatusOr<RenderPoint<D>> place_late(const LateResult<D>& result) const {
+    if (result.view != id_) return foreign("place_late: result", result.view);
     if (result.started_version > version_) {
       return absl::InvalidArgumentError(absl::StrCat("place_late: result started at version ", result.started_version,
                                                      ", after this view's version ", version_));
@@ -731,8 +813,14 @@ class OriginCoordinator {
   }
 
  private:
-  OriginCoordinator(WorldGrid grid, ViewConfig config, CellIndex<D> origin, std::uint64_t version)
-      : grid_(grid), config_(config), origin_(origin), version_(version) {}
+  OriginCoordinator(WorldGrid grid, ViewConfig config, CellIndex<D> origin, std::uint64_t version, ViewId id)
+      : grid_(grid), config_(config), origin_(origin), version_(version), id_(id) {}
+
+  // The R12 refusal: `what` was stamped by view `other`, not this one.
+  [[nodiscard]] absl::Status foreign(absl::string_view what, ViewId other) const {
+    return absl::InvalidArgumentError(absl::StrCat(what, " of view ", other.value, " given to view ", id_.value,
+                                                   ": views are never mixed (R12)"));
+  }
 
   [[nodiscard]] bool render_one(const WorldPosition<D>& p, std::size_t a, float& out) const {
     return internal::render_axis(p.cell[a], p.offset[a], origin_[a], grid_.cell_size().value(),
@@ -784,6 +872,8 @@ class OriginCoordinator {
   ViewConfig config_;
   CellIndex<D> origin_;
   std::uint64_t version_;
+  ViewId id_;
+  bool in_step_ = false;
   absl::flat_hash_set<CellIndex<D>> loaded_;
 };
 

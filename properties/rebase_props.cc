@@ -187,7 +187,7 @@ LWC_PROP(Rebase, R6_BarrierHoldsAtPlanAndAgainAtCommit, ()) {
   const std::int64_t radius = *rc::gen::inRange<std::int64_t>(0, 3);
   const CellIndex<2> origin = any_origin<2>();
   OriginCoordinator<2> view = make_view<2>(spec, origin, 0, threshold, radius);
-  lwc::contracts::OriginModel<2> model(spec.cell_size, threshold, radius, origin);
+  lwc::contracts::OriginModel<2> model(spec.cell_size, threshold, radius, origin, 0, view.id());
   const WorldPosition<2> observer{*lwc::testing::cell_index<2>(rc::gen::weightedOneOf<std::int64_t>(
                                       {{3, lwc::testing::cell_near(origin[0], threshold + 2)},
                                        {1, lwc::testing::any_cell()}})),
@@ -220,7 +220,8 @@ LWC_PROP(Rebase, R7_EveryFailureLeavesTheViewAsItWas, ()) {
   const std::uint64_t version = *rc::gen::element<std::uint64_t>(0, 1, std::numeric_limits<std::uint64_t>::max(),
                                                                  std::numeric_limits<std::uint64_t>::max() - 1);
   OriginCoordinator<2> view = make_view<2>(spec, origin, version, 1, 1);
-  lwc::contracts::OriginModel<2> model(spec.cell_size, 1, 1, origin, version);
+  const OriginCoordinator<2> other = make_view<2>(spec, origin, version, 1, 1);  // same state, another identity
+  lwc::contracts::OriginModel<2> model(spec.cell_size, 1, 1, origin, version, view.id());
   const CellIndex<2> target = *lwc::testing::cell_index<2>(lwc::testing::any_cell());
   const bool load = *rc::gen::arbitrary<bool>();
   if (load) {
@@ -229,24 +230,34 @@ LWC_PROP(Rebase, R7_EveryFailureLeavesTheViewAsItWas, ()) {
       model.load(c);
     }
   }
-  // A plan that is stale, foreign, unloaded, or due to exhaust the version counter.
+  // A plan that is stale, from another origin or another view (R12), unloaded, or due to exhaust the
+  // version counter; sometimes committed inside a simulation step (R13).
   const RebasePlan<2> plan{*rc::gen::arbitrary<bool>() ? origin : target, target,
-                           *rc::gen::arbitrary<bool>() ? version : (version ^ 1)};
+                           *rc::gen::arbitrary<bool>() ? version : (version ^ 1),
+                           *rc::gen::inRange(0, 4) == 0 ? other.id() : view.id()};
+  const bool mid_step = *rc::gen::inRange(0, 4) == 0;
+  if (mid_step) assert_ok(model.check_begin_step(view.begin_step()));
+  RC_CLASSIFY(mid_step, "mid-step");
+  RC_CLASSIFY(plan.view != view.id(), "foreign view");
   const absl::StatusOr<lwc::Rebased<2>> got = view.commit(plan);
   RC_TAG(got.ok() ? "committed" : absl::StatusCodeToString(got.status().code()));
   assert_ok(model.check_commit(plan, got));
   assert_ok(model.check_view(view.origin(), view.version(), view.loaded_cells()));
   // Failing conversions, too, leave the view alone.
   (void)view.to_render(WorldPosition<2>{target, {-1.0, 0.0}});
-  (void)view.from_render(lwc::RenderPoint<2>{{1.0f, 2.0f}, view.version() ^ 1});
+  (void)view.from_render(lwc::RenderPoint<2>{{1.0f, 2.0f}, view.version() ^ 1, view.id()});
+  (void)view.from_render(lwc::RenderPoint<2>{{1.0f, 2.0f}, view.version(), other.id()});
+  (void)view.place_late(other.start_late(WorldPosition<2>{target, {0.0, 0.0}}, lwc::LatePlacement::kRelocatable));
+  assert_ok(view.in_step() ? model.check_begin_step(view.begin_step()) : model.check_end_step(view.end_step()));
   (void)view.plan(WorldPosition<2>{target, {std::nan(""), 0.0}});
   assert_ok(model.check_view(view.origin(), view.version(), view.loaded_cells()));
+  assert_ok(model.check_phase(view.in_step()));
 }
 
 LWC_PROP(Rebase, R8_ReplayedAndOutdatedPlansAreRejected, ()) {
   const RenderSpec spec = *lwc::testing::render_spec();
   OriginCoordinator<2> view = make_view<2>(spec, any_origin<2>(), 0, 1, 0);
-  lwc::contracts::OriginModel<2> model(spec.cell_size, 1, 0, view.origin());
+  lwc::contracts::OriginModel<2> model(spec.cell_size, 1, 0, view.origin(), 0, view.id());
   std::vector<RebasePlan<2>> plans;
   const int steps = *rc::gen::inRange(1, 8);
   for (int i = 0; i < steps; ++i) {
@@ -274,12 +285,12 @@ LWC_PROP(Rebase, R9_LateResultsArePlacedFromTheirAnchorWhateverHappened, ()) {
     tickets.push_back(view.start_late(anchor, *rc::gen::element(lwc::LatePlacement::kRelocatable, lwc::LatePlacement::kBakedLocal)));
     const CellIndex<3> target = *lwc::testing::cell_index<3>(lwc::testing::cell_near(view.origin()[0], 3));
     view.load(target);
-    if (target != view.origin()) RC_ASSERT(view.commit({view.origin(), target, view.version()}).ok());
+    if (target != view.origin()) RC_ASSERT(view.commit({view.origin(), target, view.version(), view.id()}).ok());
   }
   const OriginCoordinator<3> fresh = make_view<3>(spec, view.origin(), view.version());
   for (const lwc::LateResult<3>& t : tickets) {
     const absl::StatusOr<lwc::RenderPoint<3>> placed = view.place_late(t);
-    assert_ok(lwc::contracts::check_late(spec, view.origin(), view.version(), t, placed));
+    assert_ok(lwc::contracts::check_late(spec, view.origin(), view.version(), view.id(), t, placed));
     // Path independence: the same bits as a view that was created at this origin and never rebased.
     if (t.placement == lwc::LatePlacement::kRelocatable) {
       const absl::StatusOr<lwc::RenderPoint<3>> now = fresh.to_render(t.anchor);
@@ -293,7 +304,11 @@ LWC_PROP(Rebase, R9_LateResultsArePlacedFromTheirAnchorWhateverHappened, ()) {
   // A ticket from a version the view never reached is refused.
   lwc::LateResult<3> future = tickets.front();
   future.started_version = view.version() + 1;
-  assert_ok(lwc::contracts::check_late(spec, view.origin(), view.version(), future, view.place_late(future)));
+  assert_ok(lwc::contracts::check_late(spec, view.origin(), view.version(), view.id(), future, view.place_late(future)));
+  // And a ticket of another view at the same origin and version is refused (R12).
+  const OriginCoordinator<3> twin = make_view<3>(spec, view.origin(), view.version());
+  const lwc::LateResult<3> foreign = twin.start_late(tickets.back().anchor, tickets.back().placement);
+  assert_ok(lwc::contracts::check_late(spec, view.origin(), view.version(), view.id(), foreign, view.place_late(foreign)));
 }
 
 LWC_PROP_SCALED(Rebase, R10_ActiveObjectsNeverDriftOverManyRebases, 10, ()) {
@@ -315,7 +330,7 @@ LWC_PROP_SCALED(Rebase, R10_ActiveObjectsNeverDriftOverManyRebases, 10, ()) {
     const CellIndex<2> target = *lwc::testing::cell_index<2>(lwc::testing::cell_near(start[0], 4));
     if (target != view.origin()) {
       view.load(target);
-      RC_ASSERT(view.commit({view.origin(), target, view.version()}).ok());
+      RC_ASSERT(view.commit({view.origin(), target, view.version(), view.id()}).ok());
       ++rebases;
     }
     RC_ASSERT(view.to_render_all(anchors, locals).ok());
@@ -329,11 +344,12 @@ LWC_PROP(Rebase, R11_RenderToWorldRoundTripsAtAKnownVersion, ()) {
   const OriginCoordinator<2> view = make_view<2>(spec, any_origin<2>(), *rc::gen::inRange<std::uint64_t>(0, 3));
   lwc::RenderPoint<2> y{{*lwc::testing::any_float(), *lwc::testing::any_float()},
                         *rc::gen::weightedOneOf<std::uint64_t>({{8, rc::gen::just(view.version())},
-                                                                {1, rc::gen::inRange<std::uint64_t>(0, 4)}})};
+                                                                {1, rc::gen::inRange<std::uint64_t>(0, 4)}}),
+                        view.id()};
   const absl::StatusOr<WorldPosition<2>> world = view.from_render(y);
   const absl::StatusOr<lwc::RenderPoint<2>> again = world.ok() ? view.to_render(*world) : world.status();
   RC_TAG(world.ok() ? (again.ok() ? "round trip" : "outside the bubble") : absl::StatusCodeToString(world.status().code()));
-  assert_ok(lwc::contracts::check_round_trip(spec, view.origin(), view.version(), y, world, again));
+  assert_ok(lwc::contracts::check_round_trip(spec, view.origin(), view.version(), view.id(), y, world, again));
   // And from the world side: a position rendered, then taken back, renders the same.
   const WorldPosition<2> p = *lwc::testing::position_near<2>(spec, view.origin());
   const absl::StatusOr<lwc::RenderPoint<2>> r = view.to_render(p);
@@ -341,7 +357,7 @@ LWC_PROP(Rebase, R11_RenderToWorldRoundTripsAtAKnownVersion, ()) {
     // Not necessarily OK: at the end of int64 the rounded render point can lie past the last cell.
     const absl::StatusOr<WorldPosition<2>> back = view.from_render(*r);
     const absl::StatusOr<lwc::RenderPoint<2>> r2 = back.ok() ? view.to_render(*back) : back.status();
-    assert_ok(lwc::contracts::check_round_trip(spec, view.origin(), view.version(), *r, back, r2));
+    assert_ok(lwc::contracts::check_round_trip(spec, view.origin(), view.version(), view.id(), *r, back, r2));
   }
 }
 
@@ -354,11 +370,15 @@ struct Model {
   WorldPosition<2> observer;
   std::vector<RebasePlan<2>> plans;        // every plan ever issued (stale ones stay, to be replayed)
   std::vector<lwc::LateResult<2>> late;    // tickets started at their versions
+  lwc::ViewId other;                       // the identity of Sut::other (R12)
 };
 
 struct Sut {
   OriginCoordinator<2> view;
   const std::vector<WorldPosition<2>>* world;  // read-only: R2 is checked against the model's copy
+  // A second view of the same world, created in the same state: only its identity tells its render
+  // points, tickets and plans from the first view's (R12). It never rebases.
+  OriginCoordinator<2> other;
 };
 
 using Command = rc::state::Command<Model, Sut>;
@@ -372,6 +392,7 @@ struct Step : Command {
     Model next = m;
     apply(next);
     assert_ok(next.view.check_view(sut.view.origin(), sut.view.version(), sut.view.loaded_cells()));
+    assert_ok(next.view.check_phase(sut.view.in_step()));  // R13
     assert_ok(lwc::contracts::check_authority<2>(m.world, *sut.world));
   }
 };
@@ -460,6 +481,7 @@ struct Commit : Step {
     RC_PRE(!m.plans.empty());
     plan = *rc::gen::weightedOneOf<RebasePlan<2>>({{3, rc::gen::just(m.plans.back())}, {2, rc::gen::elementOf(m.plans)}});
     kind = plan.expected_version == m.view.version() ? "current" : "stale";
+    if (m.view.in_step()) kind += ", mid-step";  // R13: refused, retried after EndStep
     // Injected failures: a tampered plan (foreign origin, a version from the future, another target).
     switch (*rc::gen::inRange(0, 8)) {
       case 0:
@@ -473,6 +495,10 @@ struct Commit : Step {
       case 2:
         plan.target = interesting_cell(m);
         kind = "retargeted";
+        break;
+      case 3:
+        plan.view = m.other;  // injected: the other view's plan, same origin and version (R12)
+        kind = "other view";
         break;
       default:
         break;
@@ -497,8 +523,9 @@ struct Render : Step {
   explicit Render(const Model& m) : index(*rc::gen::inRange<std::size_t>(0, m.world.size())) {}
   void apply(Model&) const override {}
   void act(const Model& m, Sut& sut) const override {
-    assert_ok(lwc::contracts::check_render(m.spec, m.view.origin(), m.view.version(), m.world[index],
-                                           sut.view.to_render(m.world[index])));
+    const absl::StatusOr<lwc::RenderPoint<2>> r = sut.view.to_render(m.world[index]);
+    assert_ok(lwc::contracts::check_render(m.spec, m.view.origin(), m.view.version(), m.world[index], r));
+    if (r.ok()) assert_ok(lwc::contracts::check_stamped(m.view.view(), r->view, "a render point"));  // R12
   }
   void show(std::ostream& os) const override { os << "Render(" << index << ")"; }
 };
@@ -520,11 +547,12 @@ struct StartLate : Step {
   explicit StartLate(const Model& m)
       : index(*rc::gen::inRange<std::size_t>(0, m.world.size())),
         placement(*rc::gen::element(lwc::LatePlacement::kRelocatable, lwc::LatePlacement::kBakedLocal)) {}
-  void apply(Model& m) const override { m.late.push_back({m.world[index], m.view.version(), placement}); }
+  void apply(Model& m) const override { m.late.push_back({m.world[index], m.view.version(), placement, m.view.view()}); }
   void act(const Model& m, Sut& sut) const override {
     const lwc::LateResult<2> t = sut.view.start_late(m.world[index], placement);
     RC_ASSERT(t.started_version == m.view.version());
     RC_ASSERT(t.anchor == m.world[index]);
+    assert_ok(lwc::contracts::check_stamped(m.view.view(), t.view, "a late ticket"));  // R12
   }
   void show(std::ostream& os) const override { os << "StartLate(" << index << ")"; }
 };
@@ -537,12 +565,16 @@ struct FinishLate : Step {
     if (*rc::gen::inRange(0, 8) == 0 && m.view.version() < std::numeric_limits<std::uint64_t>::max()) {
       ticket.started_version = m.view.version() + 1;  // injected: a ticket from the future
     }
+    if (*rc::gen::inRange(0, 6) == 0) ticket.view = m.other;  // injected: the other view's ticket (R12)
   }
   void apply(Model&) const override {}
   void act(const Model& m, Sut& sut) const override {
-    assert_ok(lwc::contracts::check_late(m.spec, m.view.origin(), m.view.version(), ticket, sut.view.place_late(ticket)));
+    assert_ok(lwc::contracts::check_late(m.spec, m.view.origin(), m.view.version(), m.view.view(), ticket,
+                                         sut.view.place_late(ticket)));
   }
-  void show(std::ostream& os) const override { os << "FinishLate(started @" << ticket.started_version << ")"; }
+  void show(std::ostream& os) const override {
+    os << "FinishLate(started @" << ticket.started_version << " by view " << ticket.view.value << ")";
+  }
 };
 
 struct FromRender : Step {
@@ -550,14 +582,58 @@ struct FromRender : Step {
   explicit FromRender(const Model& m)
       : y{{*lwc::testing::any_float(), *lwc::testing::any_float()},
           *rc::gen::weightedOneOf<std::uint64_t>(
-              {{4, rc::gen::just(m.view.version())}, {1, rc::gen::just(m.view.version() ^ 1)}})} {}
+              {{4, rc::gen::just(m.view.version())}, {1, rc::gen::just(m.view.version() ^ 1)}}),
+          // injected: a point of the other view, at the same version or not (R12)
+          *rc::gen::weightedOneOf<lwc::ViewId>({{5, rc::gen::just(m.view.view())}, {1, rc::gen::just(m.other)}})} {}
   void apply(Model&) const override {}
   void act(const Model& m, Sut& sut) const override {
     const absl::StatusOr<WorldPosition<2>> world = sut.view.from_render(y);
     const absl::StatusOr<lwc::RenderPoint<2>> again = world.ok() ? sut.view.to_render(*world) : world.status();
-    assert_ok(lwc::contracts::check_round_trip(m.spec, m.view.origin(), m.view.version(), y, world, again));
+    assert_ok(lwc::contracts::check_round_trip(m.spec, m.view.origin(), m.view.version(), m.view.view(), y, world, again));
   }
-  void show(std::ostream& os) const override { os << std::hexfloat << "FromRender(" << y.at[0] << ", " << y.at[1] << " @" << y.version << ")" << std::defaultfloat; }
+  void show(std::ostream& os) const override {
+    os << std::hexfloat << "FromRender(" << y.at[0] << ", " << y.at[1] << " @" << y.version << " view " << y.view.value
+       << ")" << std::defaultfloat;
+  }
+};
+
+// The other view's render point of a world position, handed to the first view (R12): refused whatever
+// its version, however identical the two views' origins.
+struct ForeignRender : Step {
+  std::size_t index;
+  explicit ForeignRender(const Model& m) : index(*rc::gen::inRange<std::size_t>(0, m.world.size())) {}
+  void apply(Model&) const override {}
+  void act(const Model& m, Sut& sut) const override {
+    const absl::StatusOr<lwc::RenderPoint<2>> y = sut.other.to_render(m.world[index]);
+    if (!y.ok()) return;
+    const absl::StatusOr<WorldPosition<2>> world = sut.view.from_render(*y);
+    assert_ok(lwc::contracts::check_round_trip<2>(m.spec, m.view.origin(), m.view.version(), m.view.view(), *y, world,
+                                                  world.status()));
+    RC_ASSERT(!world.ok());
+  }
+  void show(std::ostream& os) const override { os << "ForeignRender(" << index << ")"; }
+};
+
+// The engine's simulation step (R13): commits between BeginStep and EndStep are refused. Injected
+// failures: a BeginStep inside a step, an EndStep outside one.
+struct BeginStep : Step {
+  explicit BeginStep(const Model&) {}
+  void apply(Model& m) const override { (void)m.view.check_begin_step(m.view.expected_begin_step()); }
+  void act(const Model& m, Sut& sut) const override {
+    lwc::contracts::OriginModel<2> view = m.view;
+    assert_ok(view.check_begin_step(sut.view.begin_step()));
+  }
+  void show(std::ostream& os) const override { os << "BeginStep"; }
+};
+
+struct EndStep : Step {
+  explicit EndStep(const Model&) {}
+  void apply(Model& m) const override { (void)m.view.check_end_step(m.view.expected_end_step()); }
+  void act(const Model& m, Sut& sut) const override {
+    lwc::contracts::OriginModel<2> view = m.view;
+    assert_ok(view.check_end_step(sut.view.end_step()));
+  }
+  void show(std::ostream& os) const override { os << "EndStep"; }
 };
 
 LWC_PROP_SCALED(Rebase, R7_RandomSequencesMatchTheModel, 20, ()) {
@@ -570,13 +646,15 @@ LWC_PROP_SCALED(Rebase, R7_RandomSequencesMatchTheModel, 20, ()) {
        {1, rc::gen::just(std::numeric_limits<std::uint64_t>::max() - 1)}});
   const auto world = *rc::gen::resize(
       8, rc::gen::nonEmpty(rc::gen::container<std::vector<WorldPosition<2>>>(lwc::testing::position_near<2>(spec, origin))));
-  Model model{spec, lwc::contracts::OriginModel<2>(spec.cell_size, threshold, radius, origin, version), world,
-              WorldPosition<2>{origin, {0, 0}}, {}, {}};
-  Sut sut{make_view<2>(spec, origin, version, threshold, radius), &world};
+  Sut sut{make_view<2>(spec, origin, version, threshold, radius), &world,
+          make_view<2>(spec, origin, version, threshold, radius)};
+  Model model{spec, lwc::contracts::OriginModel<2>(spec.cell_size, threshold, radius, origin, version, sut.view.id()),
+              world, WorldPosition<2>{origin, {0, 0}}, {}, {}, sut.other.id()};
   rc::state::check(model, sut,
                    rc::state::gen::execOneOfWithArgs<Load, LoadBarrier, LoadBarrier, Unload, MoveObserver, MoveObserver,
                                                      Plan, Plan, Plan, Commit, Commit, Commit, Render, RenderAll,
-                                                     StartLate, FinishLate, FromRender>());
+                                                     StartLate, FinishLate, FromRender, ForeignRender, BeginStep,
+                                                     EndStep>());
 }
 
 }  // namespace

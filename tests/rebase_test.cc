@@ -267,7 +267,7 @@ TEST(Seed003, FloatShiftDriftsWhereReDerivationDoesNot) {
   float seed_local = v.to_render(object)->at[0];
   for (const CellIndex<2> target : {CellIndex<2>{1, 0}, CellIndex<2>{0, 0}}) {
     v.load(target);
-    const RebasePlan<2> plan{v.origin(), target, v.version()};
+    const RebasePlan<2> plan{v.origin(), target, v.version(), v.id()};
     const float shift = static_cast<float>(target[0] - v.origin()[0]) * 1024.0f;
     ASSERT_TRUE(v.commit(plan).ok());
     seed_local -= shift;
@@ -415,7 +415,7 @@ TEST(RoundTrip, RenderToWorldAndBackAtAKnownVersion) {
   lwc::RenderPoint<2> old = *y;
   old.version = 0;
   EXPECT_EQ(v.from_render(old).status().code(), absl::StatusCode::kFailedPrecondition);
-  const lwc::RenderPoint<2> tiny{{-0x1p-140f, 0.1f}, 1};
+  const lwc::RenderPoint<2> tiny{{-0x1p-140f, 0.1f}, 1, v.id()};
   back = v.from_render(tiny);
   EXPECT_TRUE(lwc::contracts::check_round_trip(lwc::contracts::spec_of(v), v.origin(), v.version(), tiny, back,
                                                back.ok() ? v.to_render(*back) : back.status())
@@ -596,6 +596,150 @@ TEST(Fixed, RefusesTheSameInputsIn3D) {  // R1
   EXPECT_EQ(g.to_fixed(WorldPosition<3>{{0, 0, 0}, {0, 0, 0.5}}).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(g.to_fixed(WorldPosition<3>{{0, 0, kMin}, {0, 0, 0}}).status().code(), absl::StatusCode::kOutOfRange);
   EXPECT_EQ(g.to_fixed(WorldPosition<3>{{0, 0, 0}, {0, 102400, 0}}).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+
+// View identity (R12) and the safe phase (R13) ----------------------------------------------------------
+
+namespace {
+
+// The split screen of issue 19: two views over one world, both at version 1 with the same origin, so
+// that nothing but their identity tells their points apart.
+struct SplitScreen {
+  OriginCoordinator<2> left = view<2>(1024);
+  OriginCoordinator<2> right = view<2>(1024);
+  SplitScreen() {
+    load_around(left, {4, 4});
+    load_around(right, {4, 4});
+    const WorldPosition<2> observer{{4, 4}, {0, 0}};
+    EXPECT_TRUE(left.commit(**left.plan(observer)).ok());
+    EXPECT_TRUE(right.commit(**right.plan(observer)).ok());
+  }
+};
+
+TEST(ViewIdentity, R12_SplitScreenViewsRefuseEachOthersRenderPointsWithTheirOwnError) {
+  SplitScreen s;
+  ASSERT_EQ(s.left.version(), s.right.version());
+  ASSERT_EQ(s.left.origin(), s.right.origin());
+  ASSERT_NE(s.left.id(), s.right.id());
+  const absl::StatusOr<lwc::RenderPoint<2>> y = s.left.to_render(kEntity);
+  ASSERT_TRUE(y.ok());
+  EXPECT_EQ(y->view, s.left.id());
+  EXPECT_TRUE(s.left.from_render(*y).ok());
+  const absl::StatusOr<WorldPosition<2>> mixed = s.right.from_render(*y);
+  EXPECT_EQ(mixed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(mixed.status().message(), "R12")) << mixed.status();
+  // Identity is checked before the version: a foreign point of an old version is R12, not R11.
+  lwc::RenderPoint<2> old = *y;
+  old.version = 0;
+  EXPECT_TRUE(absl::StrContains(s.right.from_render(old).status().message(), "R12"));
+  EXPECT_TRUE(lwc::contracts::check_round_trip<2>(lwc::contracts::spec_of(s.right), s.right.origin(), s.right.version(),
+                                                  s.right.id(), *y, mixed, mixed.status())
+                  .ok());
+  // The checker catches a view that accepts it.
+  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_round_trip(lwc::contracts::spec_of(s.right), s.right.origin(),
+                                                                s.right.version(), s.right.id(), *y,
+                                                                s.left.from_render(*y), y)
+                                   .message(),
+                               "R12"));
+}
+
+TEST(ViewIdentity, R12_LateResultsArePlacedOnlyByTheViewThatStartedThem) {
+  SplitScreen s;
+  const lwc::LateResult<2> ticket = s.left.start_late(kEntity, lwc::LatePlacement::kRelocatable);
+  EXPECT_EQ(ticket.view, s.left.id());
+  EXPECT_TRUE(s.left.place_late(ticket).ok());
+  const absl::StatusOr<lwc::RenderPoint<2>> mixed = s.right.place_late(ticket);
+  EXPECT_EQ(mixed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(mixed.status().message(), "R12")) << mixed.status();
+  const lwc::contracts::RenderSpec spec = lwc::contracts::spec_of(s.right);
+  EXPECT_TRUE(lwc::contracts::check_late(spec, s.right.origin(), s.right.version(), s.right.id(), ticket, mixed).ok());
+  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_late(spec, s.right.origin(), s.right.version(), s.right.id(),
+                                                          ticket, s.left.place_late(ticket))
+                                   .message(),
+                               "R12"));
+  // A baked ticket of the other view is refused as foreign, not as stale.
+  const lwc::LateResult<2> baked = s.left.start_late(kEntity, lwc::LatePlacement::kBakedLocal);
+  EXPECT_EQ(s.right.place_late(baked).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ViewIdentity, R12_APlanOfAnotherViewAtTheSameOriginAndVersionIsRefusedWithNothingChanged) {
+  SplitScreen s;
+  load_around(s.left, {8, 8});
+  load_around(s.right, {8, 8});
+  const absl::StatusOr<std::optional<RebasePlan<2>>> plan = s.left.plan({{8, 8}, {0, 0}});
+  ASSERT_TRUE(plan.ok() && plan->has_value());
+  EXPECT_EQ((*plan)->view, s.left.id());
+  const absl::StatusOr<lwc::Rebased<2>> mixed = s.right.commit(**plan);
+  EXPECT_EQ(mixed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(mixed.status().message(), "R12")) << mixed.status();
+  EXPECT_EQ(s.right.origin(), (CellIndex<2>{4, 4}));
+  EXPECT_EQ(s.right.version(), 1u);
+  EXPECT_TRUE(s.left.commit(**plan).ok());
+}
+
+TEST(ViewIdentity, R12_UnstampedPointsAndPlansAreRefusedByEveryView) {
+  OriginCoordinator<2> v = view<2>(1024);
+  EXPECT_NE(v.id(), lwc::ViewId{});
+  EXPECT_EQ(v.from_render(lwc::RenderPoint<2>{{1.0f, 2.0f}, 0}).status().code(), absl::StatusCode::kInvalidArgument);
+  load_around(v, {4, 4});
+  EXPECT_EQ(v.commit(RebasePlan<2>{{0, 0}, {4, 4}, 0}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(v.version(), 0u);
+  EXPECT_EQ(v.place_late(lwc::LateResult<2>{kEntity, 0, lwc::LatePlacement::kRelocatable}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ViewIdentity, R12_IdsAreIssuedOnceAndNeverReusedACopyIsTheSameView) {
+  std::vector<lwc::ViewId> ids;
+  for (int i = 0; i < 100; ++i) ids.push_back(view<2>(16).id());  // each view destroyed at once
+  for (std::size_t i = 1; i < ids.size(); ++i) EXPECT_LT(ids[i - 1], ids[i]);
+  OriginCoordinator<3> a = view<3>(16);
+  const OriginCoordinator<3> snapshot = a;  // a copy: the same view, to restore
+  EXPECT_EQ(snapshot.id(), a.id());
+  EXPECT_TRUE(snapshot.from_render(*a.to_render(WorldPosition<3>{{0, 0, 0}, {1, 2, 3}})).ok());
+}
+
+TEST(SafePhase, R13_CommitInsideASimulationStepIsRefusedAndChangesNothing) {
+  OriginCoordinator<2> v = view<2>(1024);
+  load_around(v, {4, 4});
+  EXPECT_FALSE(v.in_step());
+  ASSERT_TRUE(v.begin_step().ok());
+  EXPECT_TRUE(v.in_step());
+  // Planning, rendering and late results are fine mid-step; only the commit waits.
+  const absl::StatusOr<std::optional<RebasePlan<2>>> plan = v.plan({{4, 4}, {0, 0}});
+  ASSERT_TRUE(plan.ok() && plan->has_value());
+  const absl::StatusOr<lwc::Rebased<2>> mid = v.commit(**plan);
+  EXPECT_EQ(mid.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(absl::StrContains(mid.status().message(), "R13")) << mid.status();
+  EXPECT_EQ(v.origin(), (CellIndex<2>{0, 0}));
+  EXPECT_EQ(v.version(), 0u);
+  EXPECT_TRUE(v.in_step());
+  EXPECT_EQ(v.begin_step().code(), absl::StatusCode::kFailedPrecondition);  // no nesting
+  EXPECT_TRUE(v.in_step());
+  ASSERT_TRUE(v.end_step().ok());
+  EXPECT_EQ(v.end_step().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(v.in_step());
+  EXPECT_TRUE(v.commit(**plan).ok());  // the same plan, at the safe point
+}
+
+TEST(SafePhase, R13_TheModelNamesTheSafePhaseAndViewIdentity) {
+  lwc::contracts::OriginModel<2> model(1024, 2, 0, {0, 0}, 0, lwc::ViewId{7});
+  model.load({4, 4});
+  const RebasePlan<2> plan{{0, 0}, {4, 4}, 0, lwc::ViewId{7}};
+  EXPECT_TRUE(model.check_begin_step(absl::OkStatus()).ok());
+  EXPECT_TRUE(model.in_step());
+  EXPECT_TRUE(absl::StartsWith(model.check_commit(plan, lwc::Rebased<2>{{4, 4}, 1}).message(), "R13"));
+  EXPECT_TRUE(model.check_commit(plan, absl::UnavailableError("mid-step")).ok());
+  EXPECT_TRUE(absl::StartsWith(model.check_begin_step(absl::OkStatus()).message(), "R13"));
+  EXPECT_TRUE(absl::StartsWith(model.check_phase(false).message(), "R13"));
+  EXPECT_TRUE(model.check_end_step(absl::OkStatus()).ok());
+  RebasePlan<2> foreign = plan;
+  foreign.view = lwc::ViewId{8};
+  EXPECT_TRUE(absl::StartsWith(model.check_commit(foreign, lwc::Rebased<2>{{4, 4}, 1}).message(), "R12"));
+  EXPECT_TRUE(model.check_commit(plan, lwc::Rebased<2>{{4, 4}, 1}).ok());
+  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_stamped(lwc::ViewId{7}, lwc::ViewId{8}, "a point").message(),
+                               "R12"));
 }
 
 }  // namespace

@@ -5,7 +5,9 @@
 // offset in double, then float: two roundings, no bubble), and the cost of a rebase with 10k and 100k active
 // objects — commit plus re-deriving every local position from its anchor — against the late-chunk
 // floating-origin example's `local -= shift` in float (which drifts: tests/rebase_test.cc, NoDrift), in the
-// same run. Medians and ratios only.
+// same run; and many views at scale (issue 19): 64 views of one world of 100k entities, each view at its
+// own origin re-deriving every entity with to_render_all, against the same 64 x 100k conversions with the
+// plan/commit example's double formula. Medians and ratios only.
 #include <benchmark/benchmark.h>
 
 #include <array>
@@ -99,7 +101,7 @@ void rebase_lwc(benchmark::State& state) {
   std::vector<std::array<float, 3>> locals(objects.size());
   std::size_t next = 1;
   for (auto _ : state) {
-    const absl::StatusOr<lwc::Rebased<3>> done = view.commit({view.origin(), stops[next], view.version()});
+    const absl::StatusOr<lwc::Rebased<3>> done = view.commit({view.origin(), stops[next], view.version(), view.id()});
     if (!done.ok()) state.SkipWithError("commit failed");
     benchmark::DoNotOptimize(view.to_render_all(objects, locals));
     benchmark::ClobberMemory();
@@ -126,6 +128,59 @@ void rebase_float_shift(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+// Many views at scale: one world of `state.range(1)` entities, `state.range(0)` views (split screens,
+// cameras, server-side client views) at origins a few cells apart, each with its own locals buffer;
+// one iteration renders the whole world in every view.
+constexpr std::int64_t kViews = 64;
+
+std::vector<lwc::OriginCoordinator<3>> many_views(std::size_t count) {
+  std::vector<lwc::OriginCoordinator<3>> views;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto k = static_cast<std::int64_t>(i);
+    absl::StatusOr<lwc::OriginCoordinator<3>> v = lwc::OriginCoordinator<3>::create(
+        *lwc::WorldGrid::create(*lwc::ChunkSize::create(kCellSize)), lwc::ViewConfig{},
+        lwc::CellIndex<3>{k % 4 - 2, k / 4 % 4 - 2, k / 16 - 2});
+    views.push_back(*std::move(v));
+  }
+  return views;
+}
+
+void many_views_lwc(benchmark::State& state) {
+  const std::vector<lwc::WorldPosition<3>> objects = anchors(static_cast<std::size_t>(state.range(1)));
+  const std::vector<lwc::OriginCoordinator<3>> views = many_views(static_cast<std::size_t>(state.range(0)));
+  std::vector<std::vector<std::array<float, 3>>> locals(views.size(), std::vector<std::array<float, 3>>(objects.size()));
+  for (auto _ : state) {
+    for (std::size_t v = 0; v < views.size(); ++v) {
+      const absl::StatusOr<std::size_t> outside = views[v].to_render_all(objects, locals[v]);
+      if (!outside.ok() || *outside != 0) state.SkipWithError("an entity left a view's bubble");
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0) * state.range(1));
+}
+
+// The same work with the plan/commit example's toRenderSpace (double, then float; no bubble, two roundings).
+void many_views_seed(benchmark::State& state) {
+  const std::vector<lwc::WorldPosition<3>> objects = anchors(static_cast<std::size_t>(state.range(1)));
+  const std::vector<lwc::OriginCoordinator<3>> views = many_views(static_cast<std::size_t>(state.range(0)));
+  std::vector<std::vector<std::array<float, 3>>> locals(views.size(), std::vector<std::array<float, 3>>(objects.size()));
+  std::int64_t size = kCellSize;
+  benchmark::DoNotOptimize(size);
+  for (auto _ : state) {
+    for (std::size_t v = 0; v < views.size(); ++v) {
+      const lwc::CellIndex<3> origin = views[v].origin();
+      for (std::size_t i = 0; i < objects.size(); ++i) {
+        for (std::size_t a = 0; a < 3; ++a) {
+          locals[v][i][a] = static_cast<float>(static_cast<double>((objects[i].cell[a] - origin[a]) * size) +
+                                               objects[i].offset[a]);
+        }
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0) * state.range(1));
+}
+
 const bool registered = [] {
   benchmark::RegisterBenchmark("to_render.lwc_single", to_render_single_lwc)->Arg(1 << 14);
   benchmark::RegisterBenchmark("to_render.lwc_batch", to_render_batch_lwc)->Arg(1 << 14);
@@ -134,6 +189,10 @@ const bool registered = [] {
     benchmark::RegisterBenchmark("rebase.lwc", rebase_lwc)->Arg(n);
     benchmark::RegisterBenchmark("rebase.baseline_float_shift", rebase_float_shift)->Arg(n);
   }
+  benchmark::RegisterBenchmark("many_views.lwc", many_views_lwc)->Args({kViews, 100000})->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("many_views.baseline_seed002", many_views_seed)
+      ->Args({kViews, 100000})
+      ->Unit(benchmark::kMillisecond);
   return true;
 }();
 

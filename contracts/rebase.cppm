@@ -23,6 +23,7 @@ module;
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -31,6 +32,7 @@ module;
 #include <span>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -783,6 +785,109 @@ template <std::size_t D>
   if (y.view != view) return check_foreign_refused(view, y.view, "a render point", world.status());
   if (absl::Status s = check_round_trip(spec, origin, version, y, world, again); !s.ok()) return s;
   return again.ok() ? check_stamped(view, again->view, "a render point") : absl::OkStatus();
+}
+
+// R14, R15 ------------------------------------------------------------------------------------------
+
+// wire_words()
+//
+// The fields of a value in wire order, as 64-bit words (cells and versions as two's complement, offsets
+// as their bits), for comparing a decoder's answer with wire_violation's reading.
+template <std::size_t D>
+[[nodiscard]] std::vector<std::uint64_t> wire_words(const WorldPosition<D>& p) {
+  std::vector<std::uint64_t> w;
+  for (std::size_t a = 0; a < D; ++a) w.push_back(static_cast<std::uint64_t>(p.cell[a]));
+  for (std::size_t a = 0; a < D; ++a) w.push_back(std::bit_cast<std::uint64_t>(p.offset[a]));
+  return w;
+}
+
+template <std::size_t D>
+[[nodiscard]] std::vector<std::uint64_t> wire_words(const RebasePlan<D>& plan) {
+  std::vector<std::uint64_t> w;
+  for (std::size_t a = 0; a < D; ++a) w.push_back(static_cast<std::uint64_t>(plan.from[a]));
+  for (std::size_t a = 0; a < D; ++a) w.push_back(static_cast<std::uint64_t>(plan.target[a]));
+  w.push_back(plan.expected_version);
+  return w;
+}
+
+template <std::size_t D>
+[[nodiscard]] std::vector<std::uint64_t> wire_words(const Rebased<D>& update) {
+  std::vector<std::uint64_t> w;
+  for (std::size_t a = 0; a < D; ++a) w.push_back(static_cast<std::uint64_t>(update.origin[a]));
+  w.push_back(update.version);
+  return w;
+}
+
+// wire_violation()
+//
+// The oracle of R14/R15, read from the table in docs/rebase.md rather than from the decoder: the first
+// rule `bytes` breaks as a message of `kind` with `axes` axes in a world of cell size `cell_size`
+// (its reason), or nullopt and `words` the payload's fields. Fields are copied out with memcpy and
+// byte-swapped on a big-endian host; offsets are judged on their bits (exponent all ones: not finite;
+// sign bit: negative or -0.0) and then compared with the cell size.
+[[nodiscard]] inline std::optional<std::string> wire_violation(std::span<const std::uint8_t> bytes, WireKind kind,
+                                                               std::size_t axes, std::int64_t cell_size,
+                                                               std::vector<std::uint64_t>& words) {
+  words.clear();
+  const std::size_t fields = kind == WireKind::kPosition ? 2 * axes : kind == WireKind::kPlan ? 2 * axes + 1 : axes + 1;
+  if (bytes.size() < 8) return std::string("shorter than a header");
+  if (std::string_view(reinterpret_cast<const char*>(bytes.data()), 4) != "LWCR") return std::string("magic");
+  if (bytes[4] != 1) return std::string("format version");
+  if (bytes[5] != static_cast<std::uint8_t>(kind)) return std::string("kind");
+  if (bytes[6] != axes) return std::string("axes");
+  if (bytes[7] != 0) return std::string("reserved byte");
+  if (bytes.size() != 8 + 8 * fields) return std::string("length");
+  for (std::size_t i = 0; i < fields; ++i) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, bytes.data() + 8 + 8 * i, sizeof v);
+    if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+    words.push_back(v);
+  }
+  if (kind == WireKind::kPosition) {
+    for (std::size_t a = 0; a < axes; ++a) {
+      const std::uint64_t bits = words[axes + a];
+      if (((bits >> 52) & 0x7ff) == 0x7ff) return absl::StrCat("offset ", a, " not finite");
+      if ((bits >> 63) != 0) return absl::StrCat("offset ", a, " negative or -0.0");
+      if (!(std::bit_cast<double>(bits) < static_cast<double>(cell_size))) return absl::StrCat("offset ", a, " >= size");
+    }
+  }
+  return std::nullopt;
+}
+
+// check_wire_decode()
+//
+// R15: a decoder's answer on `bytes` (`got`, and when it is OK `got_words`, the decoded value's
+// wire_words) is an error with a non-empty reason exactly when wire_violation finds a rule broken
+// (Unimplemented for another format version, InvalidArgument otherwise); R14: when the bytes are well
+// formed, the value is the one they encode, field for field and bit for bit, and `reencoded` (the
+// encoder's answer on that value) is `bytes` exactly: one encoding per value, and a round trip.
+[[nodiscard]] inline absl::Status check_wire_decode(std::span<const std::uint8_t> bytes, WireKind kind, std::size_t axes,
+                                                    std::int64_t cell_size, const absl::Status& got,
+                                                    std::span<const std::uint64_t> got_words,
+                                                    const absl::StatusOr<std::vector<std::uint8_t>>& reencoded) {
+  std::vector<std::uint64_t> words;
+  const std::optional<std::string> broken = wire_violation(bytes, kind, axes, cell_size, words);
+  if (broken.has_value()) {
+    const absl::StatusCode want =
+        *broken == "format version" ? absl::StatusCode::kUnimplemented : absl::StatusCode::kInvalidArgument;
+    if (got.code() == want && !got.message().empty()) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("R15 malformed input: ", bytes.size(), " bytes break the rule \"",
+                                                   *broken, "\" and must be ", absl::StatusCodeToString(want),
+                                                   " with a reason, got ", internal::status_text(got)));
+  }
+  if (!got.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("R15 malformed input: a well-formed ", bytes.size(),
+                                                   "-byte message was refused: ", internal::status_text(got)));
+  }
+  if (!std::equal(words.begin(), words.end(), got_words.begin(), got_words.end())) {
+    return absl::InvalidArgumentError("R14 wire format: the decoded value is not the one the bytes encode");
+  }
+  if (!reencoded.ok() || !std::equal(reencoded->begin(), reencoded->end(), bytes.begin(), bytes.end())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "R14 wire format: re-encoding the decoded value does not give the same bytes: ",
+        reencoded.ok() ? absl::StrCat(reencoded->size(), " other bytes") : internal::status_text(reencoded.status())));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace lwc::contracts

@@ -12,7 +12,13 @@
 // plans that only their identity tells apart (R12); simulation steps begin and end at random, nested and
 // unmatched ones included, so commits land mid-step (R13).
 //
-// lwc-clauses: R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13
+// Wire mode: an input that starts with the wire magic "LWCR" is a wire message (R14, R15) instead, decoded
+// as every kind, with 2 and 3 axes and several cell sizes, each answer judged by the oracle
+// contracts::check_wire_decode (refused with a reason exactly when malformed; else exact, canonical and
+// a round trip). Seeds: the corpus files that start with "LWCR" (valid messages of every kind and axes,
+// and one per malformation), fuzz/rebase_fuzzer.dict's header tokens.
+//
+// lwc-clauses: R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 R14 R15
 // (the whole tree is built with ASan + UBSan + -fsanitize=integer in the fuzz preset, so an overflowing
 // intermediate aborts too.)
 #include <fuzzer/FuzzedDataProvider.h>
@@ -63,9 +69,45 @@ CellIndex<2> cell_from(FuzzedDataProvider& in, const CellIndex<2>& centre) {
           clamp_add(centre[1], in.ConsumeIntegral<std::int8_t>() % 6)};
 }
 
+// Wire mode: decodes `bytes` as each kind with D axes and judges every answer (R14, R15).
+template <std::size_t D>
+void fuzz_wire(std::span<const std::uint8_t> bytes) {
+  using Encoded = absl::StatusOr<std::vector<std::uint8_t>>;
+  for (const std::int64_t cell_size : {std::int64_t{1}, std::int64_t{16}, std::int64_t{1024}, std::int64_t{1} << 53}) {
+    const lwc::ChunkSize chunk = *lwc::ChunkSize::create(cell_size);
+    const absl::StatusOr<WorldPosition<D>> p = lwc::decode_position<D>(bytes, chunk);
+    require(lwc::contracts::check_wire_decode(
+        bytes, lwc::WireKind::kPosition, D, cell_size, p.status(),
+        p.ok() ? lwc::contracts::wire_words<D>(*p) : std::vector<std::uint64_t>{},
+        p.ok() ? lwc::encode_position<D>(*p, chunk) : Encoded(p.status())));
+    if (p.ok()) (void)lwc::to_json<D>(*p);
+  }
+  const absl::StatusOr<lwc::RebasePlan<D>> plan = lwc::decode_plan<D>(bytes);
+  require(lwc::contracts::check_wire_decode(
+      bytes, lwc::WireKind::kPlan, D, 1, plan.status(),
+      plan.ok() ? lwc::contracts::wire_words<D>(*plan) : std::vector<std::uint64_t>{},
+      plan.ok() ? Encoded(lwc::encode_plan<D>(*plan)) : Encoded(plan.status())));
+  const absl::StatusOr<lwc::Rebased<D>> update = lwc::decode_origin_update<D>(bytes);
+  require(lwc::contracts::check_wire_decode(
+      bytes, lwc::WireKind::kOriginUpdate, D, 1, update.status(),
+      update.ok() ? lwc::contracts::wire_words<D>(*update) : std::vector<std::uint64_t>{},
+      update.ok() ? Encoded(lwc::encode_origin_update<D>(*update)) : Encoded(update.status())));
+  // The header reader agrees with the decoders: a message some decoder accepts has that header.
+  const absl::StatusOr<lwc::WireHeader> header = lwc::read_wire_header(bytes);
+  if (plan.ok() || update.ok()) {
+    require(header.status());
+    if (header->axes != D) __builtin_trap();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size >= 4 && std::memcmp(data, "LWCR", 4) == 0) {
+    fuzz_wire<2>(std::span<const std::uint8_t>(data, size));
+    fuzz_wire<3>(std::span<const std::uint8_t>(data, size));
+    return 0;
+  }
   FuzzedDataProvider in(data, size);
   // The view: every parameter within its documented range, reached from raw words.
   const auto cell_size = static_cast<std::int64_t>(word(in) % (std::uint64_t{1} << 53)) + 1;

@@ -361,6 +361,121 @@ LWC_PROP(Rebase, R11_RenderToWorldRoundTripsAtAKnownVersion, ()) {
   }
 }
 
+// The wire format (R14, R15) -----------------------------------------------------------------------------
+
+template <std::size_t D>
+void wire_round_trip(std::int64_t size) {
+  const lwc::WorldGrid grid = *lwc::WorldGrid::create(*lwc::ChunkSize::create(size));
+  const lwc::ChunkSize chunk = *lwc::ChunkSize::create(size);
+  CellIndex<D> cell = *lwc::testing::cell_index<D>(lwc::testing::any_cell());
+  std::array<double, D> raw{};
+  for (double& o : raw) o = *lwc::testing::raw_offset(size);
+  const absl::StatusOr<WorldPosition<D>> p = grid.normalize(cell, raw);
+  if (p.ok()) {
+    const absl::StatusOr<std::vector<std::uint8_t>> bytes = lwc::encode_position<D>(*p, chunk);
+    RC_ASSERT(bytes.ok());
+    const absl::StatusOr<WorldPosition<D>> back = lwc::decode_position<D>(*bytes, chunk);
+    RC_ASSERT(back.ok());
+    assert_ok(lwc::contracts::check_wire_decode(*bytes, lwc::WireKind::kPosition, D, size, back.status(),
+                                                lwc::contracts::wire_words<D>(*back),
+                                                lwc::encode_position<D>(*back, chunk)));
+    RC_ASSERT(lwc::contracts::wire_words<D>(*back) == lwc::contracts::wire_words<D>(*p));
+  }
+  const RebasePlan<D> plan{*lwc::testing::cell_index<D>(lwc::testing::any_cell()),
+                           *lwc::testing::cell_index<D>(lwc::testing::any_cell()), *lwc::testing::raw_bits()};
+  const std::vector<std::uint8_t> pb = lwc::encode_plan<D>(plan);
+  const absl::StatusOr<RebasePlan<D>> plan_back = lwc::decode_plan<D>(pb);
+  RC_ASSERT(plan_back.ok());
+  RC_ASSERT(*plan_back == plan);
+  assert_ok(lwc::contracts::check_wire_decode(pb, lwc::WireKind::kPlan, D, size, absl::OkStatus(),
+                                              lwc::contracts::wire_words<D>(*plan_back), lwc::encode_plan<D>(*plan_back)));
+  const lwc::Rebased<D> update{*lwc::testing::cell_index<D>(lwc::testing::any_cell()), *lwc::testing::raw_bits()};
+  const std::vector<std::uint8_t> ub = lwc::encode_origin_update<D>(update);
+  RC_ASSERT(*lwc::decode_origin_update<D>(ub) == update);
+}
+
+LWC_PROP(Rebase, R14_WireRoundTripsEveryValueBitForBit, ()) {
+  const std::int64_t size = *lwc::testing::rebase_cell_size();
+  if (*rc::gen::arbitrary<bool>()) {
+    wire_round_trip<2>(size);
+  } else {
+    wire_round_trip<3>(size);
+  }
+}
+
+// A valid message of any kind, then mutated: a byte set to any value, truncated, extended, or an offset
+// replaced by an extreme double. Decoded as what it was (and sometimes as another kind or axes), the
+// answer is judged by the oracle: refused with a reason exactly when malformed, else a round trip.
+LWC_PROP(Rebase, R15_MutatedMessagesAreRefusedWithAReasonOrRoundTrip, ()) {
+  const std::int64_t size = *lwc::testing::rebase_cell_size();
+  const lwc::ChunkSize chunk = *lwc::ChunkSize::create(size);
+  const std::size_t axes = *rc::gen::element<std::size_t>(2, 3);
+  const auto kind = *rc::gen::element(lwc::WireKind::kPosition, lwc::WireKind::kPlan, lwc::WireKind::kOriginUpdate);
+  std::vector<std::uint8_t> bytes;
+  const CellIndex<3> c = *lwc::testing::cell_index<3>(lwc::testing::any_cell());
+  const std::uint64_t v = *lwc::testing::raw_bits();
+  const double half = static_cast<double>(size / 2);
+  if (axes == 2) {
+    bytes = kind == lwc::WireKind::kPosition ? *lwc::encode_position<2>(WorldPosition<2>{{c[0], c[1]}, {half, 0.0}}, chunk)
+            : kind == lwc::WireKind::kPlan   ? lwc::encode_plan<2>(RebasePlan<2>{{c[0], c[1]}, {c[2], c[0]}, v})
+                                             : lwc::encode_origin_update<2>(lwc::Rebased<2>{{c[0], c[1]}, v});
+  } else {
+    bytes = kind == lwc::WireKind::kPosition ? *lwc::encode_position<3>(WorldPosition<3>{c, {half, 0.0, half}}, chunk)
+            : kind == lwc::WireKind::kPlan   ? lwc::encode_plan<3>(RebasePlan<3>{c, c, v})
+                                             : lwc::encode_origin_update<3>(lwc::Rebased<3>{c, v});
+  }
+  const int mutation = *rc::gen::inRange(0, 5);
+  RC_TAG(mutation == 0 ? "byte" : mutation == 1 ? "truncated" : mutation == 2 ? "extended" : mutation == 3 ? "offset" : "as is");
+  if (mutation == 0) {
+    bytes[*rc::gen::inRange<std::size_t>(0, bytes.size())] = *rc::gen::arbitrary<std::uint8_t>();
+  } else if (mutation == 1) {
+    bytes.resize(*rc::gen::inRange<std::size_t>(0, bytes.size()));
+  } else if (mutation == 2) {
+    const auto extra = *rc::gen::container<std::vector<std::uint8_t>>(rc::gen::arbitrary<std::uint8_t>());
+    bytes.insert(bytes.end(), extra.begin(), extra.end());
+  } else if (mutation == 3 && kind == lwc::WireKind::kPosition) {
+    const double sd = static_cast<double>(size);
+    const double o = *rc::gen::element(-0.0, std::nan(""), std::numeric_limits<double>::infinity(), -1.0, sd,
+                                       std::nextafter(sd, 0.0), 4.9e-324, std::nextafter(sd, 0x1p64));
+    const auto bits = std::bit_cast<std::uint64_t>(o);
+    const std::size_t at = 8 + 8 * axes + 8 * *rc::gen::inRange<std::size_t>(0, axes);
+    for (std::size_t i = 0; i < 8; ++i) bytes[at + i] = static_cast<std::uint8_t>(bits >> (8 * i));
+  }
+  // Decoded as the kind and axes it was written as, or (one time in four) as a 2-D position.
+  const bool as_written = *rc::gen::inRange(0, 4) != 0;
+  const lwc::WireKind read_kind = as_written ? kind : lwc::WireKind::kPosition;
+  const std::size_t read_axes = as_written ? axes : 2;
+  absl::Status got;
+  std::vector<std::uint64_t> words;
+  absl::StatusOr<std::vector<std::uint8_t>> again = absl::UnknownError("not decoded");
+  const auto judge = [&](const auto& decoded, auto&& encode) {
+    got = decoded.status();
+    if (decoded.ok()) {
+      words = lwc::contracts::wire_words(*decoded);
+      again = encode(*decoded);
+    }
+  };
+  if (read_kind == lwc::WireKind::kPosition) {
+    if (read_axes == 2) {
+      judge(lwc::decode_position<2>(bytes, chunk), [&](const WorldPosition<2>& p) { return lwc::encode_position<2>(p, chunk); });
+    } else {
+      judge(lwc::decode_position<3>(bytes, chunk), [&](const WorldPosition<3>& p) { return lwc::encode_position<3>(p, chunk); });
+    }
+  } else if (read_kind == lwc::WireKind::kPlan) {
+    if (read_axes == 2) {
+      judge(lwc::decode_plan<2>(bytes), [](const RebasePlan<2>& p) { return absl::StatusOr<std::vector<std::uint8_t>>(lwc::encode_plan<2>(p)); });
+    } else {
+      judge(lwc::decode_plan<3>(bytes), [](const RebasePlan<3>& p) { return absl::StatusOr<std::vector<std::uint8_t>>(lwc::encode_plan<3>(p)); });
+    }
+  } else if (read_axes == 2) {
+    judge(lwc::decode_origin_update<2>(bytes), [](const lwc::Rebased<2>& u) { return absl::StatusOr<std::vector<std::uint8_t>>(lwc::encode_origin_update<2>(u)); });
+  } else {
+    judge(lwc::decode_origin_update<3>(bytes), [](const lwc::Rebased<3>& u) { return absl::StatusOr<std::vector<std::uint8_t>>(lwc::encode_origin_update<3>(u)); });
+  }
+  RC_TAG(got.ok() ? "accepted" : absl::StatusCodeToString(got.code()));
+  assert_ok(lwc::contracts::check_wire_decode(bytes, read_kind, read_axes, size, got, words, again));
+}
+
 // The model-based test ------------------------------------------------------------------------------------
 
 struct Model {

@@ -743,3 +743,122 @@ TEST(SafePhase, R13_TheModelNamesTheSafePhaseAndViewIdentity) {
 }
 
 }  // namespace
+
+// The wire format (R14, R15) ----------------------------------------------------------------------------
+
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+TEST(Wire, R14_APositionIsItsLittleEndianFieldsAfterTheHeader) {
+  const absl::StatusOr<Bytes> b = lwc::encode_position<2>(WorldPosition<2>{{1, -1}, {0.5, 0.0}}, *lwc::ChunkSize::create(1024));
+  ASSERT_TRUE(b.ok()) << b.status();
+  const Bytes want = {'L', 'W', 'C', 'R', 1, 1, 2, 0,                             // header: v1, position, 2 axes
+                      1, 0, 0, 0, 0, 0, 0, 0,                                     // cell x = 1
+                      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,             // cell y = -1
+                      0, 0, 0, 0, 0, 0, 0xe0, 0x3f,                               // offset x = 0.5
+                      0, 0, 0, 0, 0, 0, 0, 0};                                    // offset y = +0.0
+  EXPECT_EQ(*b, want);
+  EXPECT_EQ(b->size(), lwc::wire_size(lwc::WireKind::kPosition, 2));
+  const absl::StatusOr<WorldPosition<2>> back = lwc::decode_position<2>(*b, *lwc::ChunkSize::create(1024));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, (WorldPosition<2>{{1, -1}, {0.5, 0.0}}));
+}
+
+TEST(Wire, R14_PlansAndOriginUpdatesRoundTripAtTheEndsOfTheirRanges) {
+  const RebasePlan<3> plan{{kMin, kMax, 0}, {kMax, kMin, -1}, std::numeric_limits<std::uint64_t>::max()};
+  const Bytes p = lwc::encode_plan<3>(plan);
+  EXPECT_EQ(p.size(), 64u);
+  EXPECT_EQ(p.size(), lwc::kMaxWireBytes);
+  absl::StatusOr<RebasePlan<3>> back = lwc::decode_plan<3>(p);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, plan);
+  EXPECT_EQ(back->view, lwc::ViewId{});  // unstamped: R12
+  const lwc::Rebased<2> update{{kMin, kMax}, 7};
+  const Bytes u = lwc::encode_origin_update<2>(update);
+  EXPECT_EQ(u.size(), 32u);
+  EXPECT_EQ(*lwc::decode_origin_update<2>(u), update);
+  EXPECT_EQ(lwc::read_wire_header(u)->kind, lwc::WireKind::kOriginUpdate);
+  EXPECT_EQ(lwc::read_wire_header(u)->axes, 2u);
+  EXPECT_TRUE(lwc::contracts::check_wire_decode(u, lwc::WireKind::kOriginUpdate, 2, 1, absl::OkStatus(),
+                                                lwc::contracts::wire_words<2>(update), u)
+                  .ok());
+}
+
+TEST(Wire, R14_EncodeRefusesPositionsThatAreNotInNormalForm) {
+  const lwc::ChunkSize size = *lwc::ChunkSize::create(16);
+  for (const double bad : {-0.0, -1.0, 16.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    const absl::StatusOr<Bytes> b = lwc::encode_position<2>(WorldPosition<2>{{0, 0}, {0.0, bad}}, size);
+    EXPECT_EQ(b.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_TRUE(absl::StrContains(b.status().message(), "R14")) << b.status();
+  }
+  EXPECT_TRUE(lwc::encode_position<2>(WorldPosition<2>{{0, 0}, {0.0, 0x1.fffffffffffffp+3}}, size).ok());
+}
+
+TEST(Wire, R15_EveryMalformedMessageIsRefusedWithItsReason) {
+  const lwc::ChunkSize size = *lwc::ChunkSize::create(16);
+  const Bytes good = *lwc::encode_position<2>(WorldPosition<2>{{3, 4}, {1.5, 2.5}}, size);
+  struct Case {
+    const char* what;
+    Bytes bytes;
+    absl::StatusCode code;
+    const char* reason;  // a word the message must contain
+  };
+  const auto with = [&](std::size_t at, std::uint8_t v) {
+    Bytes b = good;
+    b[at] = v;
+    return b;
+  };
+  const auto offset_y = [&](double v) {
+    Bytes b = good;
+    const auto bits = std::bit_cast<std::uint64_t>(v);
+    for (int i = 0; i < 8; ++i) b[32 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(bits >> (8 * i));
+    return b;
+  };
+  Bytes longer = good;
+  longer.push_back(0);
+  const std::vector<Case> cases = {
+      {"empty", {}, absl::StatusCode::kInvalidArgument, "header"},
+      {"truncated", Bytes(good.begin(), good.end() - 1), absl::StatusCode::kInvalidArgument, "exactly"},
+      {"trailing byte", longer, absl::StatusCode::kInvalidArgument, "exactly"},
+      {"magic", with(0, 'X'), absl::StatusCode::kInvalidArgument, "magic"},
+      {"version 2", with(4, 2), absl::StatusCode::kUnimplemented, "version"},
+      {"a plan's kind", with(5, 2), absl::StatusCode::kInvalidArgument, "plan"},
+      {"unknown kind", with(5, 9), absl::StatusCode::kInvalidArgument, "kind"},
+      {"3 axes", with(6, 3), absl::StatusCode::kInvalidArgument, "axes"},
+      {"4 axes", with(6, 4), absl::StatusCode::kInvalidArgument, "axes"},
+      {"reserved", with(7, 1), absl::StatusCode::kInvalidArgument, "reserved"},
+      {"NaN offset", offset_y(std::nan("")), absl::StatusCode::kInvalidArgument, "finite"},
+      {"-0.0 offset", offset_y(-0.0), absl::StatusCode::kInvalidArgument, "-0.0"},
+      {"offset = size", offset_y(16.0), absl::StatusCode::kInvalidArgument, "cell size"},
+      {"subnormal offset is fine", offset_y(4.9e-324), absl::StatusCode::kOk, ""},
+  };
+  for (const Case& c : cases) {
+    const absl::StatusOr<WorldPosition<2>> got = lwc::decode_position<2>(c.bytes, size);
+    EXPECT_EQ(got.status().code(), c.code) << c.what << ": " << got.status();
+    EXPECT_TRUE(absl::StrContains(got.status().message(), c.reason)) << c.what << ": " << got.status();
+    const absl::StatusOr<Bytes> again = got.ok() ? lwc::encode_position<2>(*got, size) : got.status();
+    EXPECT_TRUE(lwc::contracts::check_wire_decode(c.bytes, lwc::WireKind::kPosition, 2, 16, got.status(),
+                                                  got.ok() ? lwc::contracts::wire_words<2>(*got)
+                                                           : std::vector<std::uint64_t>{},
+                                                  again)
+                    .ok())
+        << c.what;
+  }
+  // The checker catches a decoder that accepts -0.0 (a second encoding of +0.0).
+  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_wire_decode(offset_y(-0.0), lwc::WireKind::kPosition, 2, 16,
+                                                                 absl::OkStatus(), {}, good)
+                                   .message(),
+                               "R15"));
+}
+
+TEST(Wire, R14_TheJsonFormIsExact) {
+  EXPECT_EQ(lwc::to_json<2>(WorldPosition<2>{{4096, -2048}, {12.5, 0.0}}),
+            R"({"format":1,"kind":"position","cell":[4096,-2048],"offset":["0x1.9p+3","0x0p+0"]})");
+  EXPECT_EQ(lwc::to_json<3>(RebasePlan<3>{{0, 0, kMin}, {4, 0, kMax}, 3}),
+            R"({"format":1,"kind":"plan","from":[0,0,-9223372036854775808],"target":[4,0,9223372036854775807],"version":3})");
+  EXPECT_EQ(lwc::to_json<2>(lwc::Rebased<2>{{4, 0}, std::numeric_limits<std::uint64_t>::max()}),
+            R"({"format":1,"kind":"origin_update","origin":[4,0],"version":18446744073709551615})");
+}
+
+}  // namespace

@@ -7,14 +7,18 @@
 // floating-origin example's `local -= shift` in float (which drifts: tests/rebase_test.cc, NoDrift), in the
 // same run; and many views at scale (issue 19): 64 views of one world of 100k entities, each view at its
 // own origin re-deriving every entity with to_render_all, against the same 64 x 100k conversions with the
-// plan/commit example's double formula. Medians and ratios only.
+// plan/commit example's double formula; and barriers that scale (R16): plan plus commit with the whole
+// barrier loaded at radius 1, 4, 16 and 64 in 2-D and 3-D, by rows, against the cell-by-cell scan lwc
+// did before (one hash lookup per barrier cell, at plan and again at commit). Medians and ratios only.
 #include <benchmark/benchmark.h>
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "bench_main.h"
@@ -181,6 +185,72 @@ void many_views_seed(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0) * state.range(1));
 }
 
+// Barriers: two stops (more than the threshold apart) with both barriers loaded; every iteration plans
+// from the other stop and commits, so each iteration checks one barrier twice (R6: at plan and commit).
+template <std::size_t D>
+lwc::OriginCoordinator<D> barrier_view(std::int64_t radius, const std::array<lwc::CellIndex<D>, 2>& stops) {
+  absl::StatusOr<lwc::OriginCoordinator<D>> v = lwc::OriginCoordinator<D>::create(
+      *lwc::WorldGrid::create(*lwc::ChunkSize::create(kCellSize)), lwc::ViewConfig{.barrier_radius = radius});
+  for (const lwc::CellIndex<D>& s : stops) {
+    for (const lwc::CellIndex<D>& c : v->missing_cells(s)) v->load(c);
+  }
+  return *std::move(v);
+}
+
+template <std::size_t D>
+std::array<lwc::CellIndex<D>, 2> barrier_stops() {
+  lwc::CellIndex<D> far{};
+  far[0] = 3;
+  return {lwc::CellIndex<D>{}, far};
+}
+
+template <std::size_t D>
+void barrier_rows_lwc(benchmark::State& state) {
+  const std::array<lwc::CellIndex<D>, 2> stops = barrier_stops<D>();
+  lwc::OriginCoordinator<D> view = barrier_view<D>(state.range(0), stops);
+  std::size_t next = 1;
+  for (auto _ : state) {
+    const absl::StatusOr<std::optional<lwc::RebasePlan<D>>> plan = view.plan({stops[next], {}});
+    if (!plan.ok() || !plan->has_value() || !view.commit(**plan).ok()) state.SkipWithError("plan/commit failed");
+    next ^= 1;
+  }
+}
+
+// The cell-by-cell scan (lwc before R16, and the seed's barrier): every barrier cell looked up.
+template <std::size_t D>
+std::size_t scan_missing(const absl::flat_hash_set<lwc::CellIndex<D>>& loaded, const lwc::CellIndex<D>& target,
+                         std::int64_t r) {
+  std::size_t missing = 0;
+  lwc::CellIndex<D> c;
+  for (std::size_t a = 0; a < D; ++a) c[a] = target[a] - r;
+  while (true) {
+    missing += !loaded.contains(c);
+    std::size_t a = D;
+    while (a > 0 && c[a - 1] == target[a - 1] + r) {
+      c[a - 1] = target[a - 1] - r;
+      --a;
+    }
+    if (a == 0) return missing;
+    ++c[a - 1];
+  }
+}
+
+template <std::size_t D>
+void barrier_scan_baseline(benchmark::State& state) {
+  const std::array<lwc::CellIndex<D>, 2> stops = barrier_stops<D>();
+  const lwc::OriginCoordinator<D> view = barrier_view<D>(state.range(0), stops);
+  const std::vector<lwc::CellIndex<D>> cells = view.loaded_cells();
+  const absl::flat_hash_set<lwc::CellIndex<D>> loaded(cells.begin(), cells.end());
+  std::size_t next = 1;
+  for (auto _ : state) {
+    const std::size_t at_plan = scan_missing<D>(loaded, stops[next], state.range(0));
+    const std::size_t at_commit = scan_missing<D>(loaded, stops[next], state.range(0));
+    if (at_plan + at_commit != 0) state.SkipWithError("barrier not loaded");
+    benchmark::DoNotOptimize(at_plan);
+    next ^= 1;
+  }
+}
+
 const bool registered = [] {
   benchmark::RegisterBenchmark("to_render.lwc_single", to_render_single_lwc)->Arg(1 << 14);
   benchmark::RegisterBenchmark("to_render.lwc_batch", to_render_batch_lwc)->Arg(1 << 14);
@@ -188,6 +258,12 @@ const bool registered = [] {
   for (const std::int64_t n : {10000, 100000}) {
     benchmark::RegisterBenchmark("rebase.lwc", rebase_lwc)->Arg(n);
     benchmark::RegisterBenchmark("rebase.baseline_float_shift", rebase_float_shift)->Arg(n);
+  }
+  for (const std::int64_t r : {1, 4, 16, 64}) {
+    benchmark::RegisterBenchmark("barrier2d.lwc_rows", barrier_rows_lwc<2>)->Arg(r);
+    benchmark::RegisterBenchmark("barrier2d.baseline_scan", barrier_scan_baseline<2>)->Arg(r);
+    benchmark::RegisterBenchmark("barrier3d.lwc_rows", barrier_rows_lwc<3>)->Arg(r);
+    benchmark::RegisterBenchmark("barrier3d.baseline_scan", barrier_scan_baseline<3>)->Arg(r);
   }
   benchmark::RegisterBenchmark("many_views.lwc", many_views_lwc)->Args({kViews, 100000})->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("many_views.baseline_seed002", many_views_seed)

@@ -18,7 +18,7 @@
 // a round trip). Seeds: the corpus files that start with "LWCR" (valid messages of every kind and axes,
 // and one per malformation), fuzz/rebase_fuzzer.dict's header tokens.
 //
-// lwc-clauses: R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 R14 R15
+// lwc-clauses: R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 R14 R15 R16
 // (the whole tree is built with ASan + UBSan + -fsanitize=integer in the fuzz preset, so an overflowing
 // intermediate aborts too.)
 #include <fuzzer/FuzzedDataProvider.h>

@@ -21,6 +21,7 @@ module;
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <ostream>
@@ -30,6 +31,8 @@ module;
 #include <utility>
 #include <vector>
 
+#include "absl/container/btree_map.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
@@ -399,7 +402,7 @@ class WorldGrid {
 struct ViewConfig {
   // Rebase when the observer's cell is at least this many cells from the origin on some axis. >= 1.
   std::int64_t threshold_cells = 2;
-  // Every cell within this Chebyshev distance of the new origin must be loaded. In [0, 16].
+  // Every cell within this Chebyshev distance of the new origin must be loaded. In [0, 64].
   std::int64_t barrier_radius = 1;
   // World units per render unit (100 for centimetres rendered in metres). In [1, 2^20].
   std::int64_t units_per_render_unit = 1;
@@ -427,7 +430,7 @@ template <std::size_t D>
   requires(D == 2 || D == 3)
 class OriginCoordinator {
  public:
-  static constexpr std::int64_t kMaxBarrierRadius = 16;
+  static constexpr std::int64_t kMaxBarrierRadius = 64;
   static constexpr std::int64_t kMaxUnitsPerRenderUnit = std::int64_t{1} << 20;
   static constexpr std::int64_t kMaxBubbleUnits = std::int64_t{1} << 44;
 
@@ -446,7 +449,7 @@ class OriginCoordinator {
     };
     if (config.threshold_cells < 1) return bad("threshold_cells", config.threshold_cells, "[1, inf)");
     if (config.barrier_radius < 0 || config.barrier_radius > kMaxBarrierRadius) {
-      return bad("barrier_radius", config.barrier_radius, "[0, 16]");
+      return bad("barrier_radius", config.barrier_radius, "[0, 64]");
     }
     if (config.units_per_render_unit < 1 || config.units_per_render_unit > kMaxUnitsPerRenderUnit) {
       return bad("units_per_render_unit", config.units_per_render_unit, "[1, 2^20]");
@@ -506,8 +509,13 @@ class OriginCoordinator {
   // load(), unload(), is_loaded(), loaded_count()
   //
   // The streaming system reports cells here. Loading a loaded cell or unloading an absent one is a no-op.
-  void load(const CellIndex<D>& cell) { loaded_.insert(cell); }
-  void unload(const CellIndex<D>& cell) { loaded_.erase(cell); }
+  // Each keeps the rows' runs (R16) in O(log runs of the cell's row).
+  void load(const CellIndex<D>& cell) {
+    if (loaded_.insert(cell).second) add_to_runs(cell);
+  }
+  void unload(const CellIndex<D>& cell) {
+    if (loaded_.erase(cell) != 0) remove_from_runs(cell);
+  }
   [[nodiscard]] bool is_loaded(const CellIndex<D>& cell) const { return loaded_.contains(cell); }
   [[nodiscard]] std::size_t loaded_count() const noexcept { return loaded_.size(); }
 
@@ -518,6 +526,41 @@ class OriginCoordinator {
     std::vector<CellIndex<D>> cells(loaded_.begin(), loaded_.end());
     std::sort(cells.begin(), cells.end());
     return cells;
+  }
+
+  // validate_runs()
+  //
+  // R16's invariant, kept as API (Box2D's validators): the runs of every row are exactly the maximal
+  // runs of consecutive loaded cells along the last axis, disjoint, not touching, none empty. O(loaded
+  // cells). InvalidArgument naming the first discrepancy.
+  [[nodiscard]] absl::Status validate_runs() const {
+    std::size_t covered = 0;
+    for (const auto& [row, runs] : runs_) {
+      if (runs.empty()) return absl::InvalidArgumentError("R16 barrier runs: a row with no run is kept");
+      bool first = true;
+      std::int64_t previous_end = 0;
+      for (const auto& [start, end] : runs) {
+        if (end < start) return absl::InvalidArgumentError("R16 barrier runs: a run ends before it starts");
+        // Maximal: two runs of a row never touch (start - previous_end >= 2, in int128).
+        if (!first && absl::int128(start) - previous_end < 2) {
+          return absl::InvalidArgumentError("R16 barrier runs: two runs of a row touch or overlap");
+        }
+        for (absl::int128 x = start; x <= end; ++x) {
+          if (!loaded_.contains(cell_of_row(row, static_cast<std::int64_t>(x)))) {
+            return absl::InvalidArgumentError(
+                absl::StrCat("R16 barrier runs: a run covers ", static_cast<std::int64_t>(x), ", which is not loaded"));
+          }
+          ++covered;
+        }
+        first = false;
+        previous_end = end;
+      }
+    }
+    if (covered != loaded_.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("R16 barrier runs: the runs cover ", covered, " cells, ",
+                                                     loaded_.size(), " are loaded"));
+    }
+    return absl::OkStatus();
   }
 
   // missing_cells()
@@ -732,14 +775,127 @@ class OriginCoordinator {
     }
   }
 
+  // A row: every coordinate but the last (the axis runs go along). Rows are visited in lexicographic
+  // order and each row along its axis, so cells come in the lexicographic order of missing_cells.
+  using Row = std::array<std::int64_t, D - 1>;
+  using Runs = absl::btree_map<std::int64_t, std::int64_t>;  // start -> end, inclusive
+
+  static Row row_of(const CellIndex<D>& c) {
+    Row r;
+    for (std::size_t a = 0; a + 1 < D; ++a) r[a] = c[a];
+    return r;
+  }
+  static CellIndex<D> cell_of_row(const Row& r, std::int64_t x) {
+    CellIndex<D> c;
+    for (std::size_t a = 0; a + 1 < D; ++a) c[a] = r[a];
+    c[D - 1] = x;
+    return c;
+  }
+
+  // Adds the newly loaded cell to its row's runs, merging with the runs that end just before it or
+  // start just after it (x - 1 and x + 1 computed only where they exist).
+  void add_to_runs(const CellIndex<D>& cell) {
+    Runs& runs = runs_[row_of(cell)];
+    const std::int64_t x = cell[D - 1];
+    std::int64_t start = x;
+    std::int64_t end = x;
+    // Read both neighbours before erasing anything: a btree erase invalidates every iterator.
+    const auto next = runs.upper_bound(x);  // the first run starting after x
+    const bool joins_next = next != runs.end() && x != internal::kMaxCell && next->first == x + 1;
+    if (joins_next) end = next->second;
+    bool joins_before = false;
+    if (next != runs.begin()) {
+      const auto before = std::prev(next);
+      // Invariant: x is not loaded, so no run contains it: before->second < x, hence x > INT64_MIN here.
+      joins_before = before->second == x - 1;
+      if (joins_before) start = before->first;
+    }
+    if (joins_next) runs.erase(x + 1);
+    if (joins_before) {
+      runs[start] = end;  // the run before keeps its key and now ends at `end`
+    } else {
+      runs[x] = end;
+    }
+  }
+
+  // Removes the newly unloaded cell from the run that contains it, splitting it in two.
+  void remove_from_runs(const CellIndex<D>& cell) {
+    const auto row = runs_.find(row_of(cell));
+    LWC_CHECK(row != runs_.end(), "an unloaded cell's row has no run");
+    Runs& runs = row->second;
+    const std::int64_t x = cell[D - 1];
+    auto it = runs.upper_bound(x);
+    LWC_CHECK(it != runs.begin(), "an unloaded cell is in no run");
+    --it;
+    const std::int64_t start = it->first;
+    const std::int64_t end = it->second;
+    LWC_CHECK(start <= x && x <= end, "an unloaded cell is in no run");
+    runs.erase(it);
+    if (start < x) runs[start] = x - 1;
+    if (x < end) runs[x + 1] = end;
+    if (runs.empty()) runs_.erase(row);
+  }
+
+  // R6 at plan and commit, R16's cost: for each of the barrier's rows (the odometer over every axis
+  // but the last, clipped to int64), one lookup of the run containing the row's first cell. A row is
+  // whole iff that run reaches its last cell. Only a failing row walks its runs, to count and list
+  // the missing cells.
   [[nodiscard]] absl::Status barrier_status(const CellIndex<D>& target, absl::string_view stage) const {
+    CellIndex<D> lo;
+    CellIndex<D> hi;
+    for (std::size_t a = 0; a < D; ++a) {
+      lo[a] = static_cast<std::int64_t>(std::max<absl::int128>(absl::int128(target[a]) - config_.barrier_radius,
+                                                               internal::kMinCell));
+      hi[a] = static_cast<std::int64_t>(std::min<absl::int128>(absl::int128(target[a]) + config_.barrier_radius,
+                                                               internal::kMaxCell));
+    }
     std::size_t count = 0;
     std::string listed;
-    for_each_barrier_cell(target, [&](const CellIndex<D>& c) {
-      if (loaded_.contains(c)) return;
+    const auto note = [&](const CellIndex<D>& c) {
       if (count < 9) absl::StrAppend(&listed, count ? ", " : "", internal::describe_cell(c));
       ++count;
-    });
+    };
+    const std::int64_t first = lo[D - 1];
+    const std::int64_t last = hi[D - 1];
+    Row row;
+    for (std::size_t a = 0; a + 1 < D; ++a) row[a] = lo[a];
+    while (true) {
+      const auto found = runs_.find(row);
+      const Runs* runs = found == runs_.end() ? nullptr : &found->second;
+      auto it = runs == nullptr ? Runs::const_iterator() : runs->upper_bound(first);
+      const bool whole = runs != nullptr && it != runs->begin() && std::prev(it)->first <= first &&
+                         std::prev(it)->second >= last;
+      if (!whole) {
+        // Walk the row: the gaps between its runs inside [first, last] are the missing cells. The
+        // counter never steps past `last`, so nothing overflows at the end of int64.
+        absl::int128 x = first;
+        if (runs != nullptr && it != runs->begin() && std::prev(it)->second >= first) {
+          x = absl::int128(std::prev(it)->second) + 1;
+        }
+        while (x <= last) {
+          const absl::int128 gap_end =
+              runs == nullptr || it == runs->end() || it->first > last ? absl::int128(last) : absl::int128(it->first) - 1;
+          for (; x <= gap_end; ++x) {
+            if (count >= 9) {
+              count += static_cast<std::size_t>(gap_end - x + 1);
+              x = gap_end + 1;
+              break;
+            }
+            note(cell_of_row(row, static_cast<std::int64_t>(x)));
+          }
+          if (runs == nullptr || it == runs->end() || it->first > last) break;
+          x = absl::int128(it->second) + 1;
+          ++it;
+        }
+      }
+      std::size_t a = D - 1;
+      while (a > 0 && row[a - 1] == hi[a - 1]) {
+        row[a - 1] = lo[a - 1];
+        --a;
+      }
+      if (a == 0) break;
+      ++row[a - 1];
+    }
     if (count == 0) return absl::OkStatus();
     if (count > 9) absl::StrAppend(&listed, " and ", count - 9, " more");
     return absl::FailedPreconditionError(absl::StrCat("rebase blocked at ", stage, ": ", count,
@@ -755,6 +911,9 @@ class OriginCoordinator {
   ViewId id_;
   bool in_step_ = false;
   absl::flat_hash_set<CellIndex<D>> loaded_;
+  // Invariant (R16, validate_runs): for every row, the maximal runs of loaded cells along the last axis;
+  // a row with no loaded cell has no entry.
+  absl::flat_hash_map<Row, Runs> runs_;
 };
 
 }  // namespace lwc

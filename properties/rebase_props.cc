@@ -361,6 +361,138 @@ LWC_PROP(Rebase, R11_RenderToWorldRoundTripsAtAKnownVersion, ()) {
   }
 }
 
+// R12: two views in the same state (origin, version, loaded cells) that rebase in lockstep, so nothing
+// but identity tells their outputs apart; each is handed the other's render points, late tickets and
+// plans, and must refuse every one with InvalidArgument and stay as it was.
+LWC_PROP(Rebase, R12_SplitScreenViewsRefuseEachOthersOutputs, ()) {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  const CellIndex<2> origin = any_origin<2>();
+  const std::uint64_t version = *rc::gen::element<std::uint64_t>(0, 1, std::numeric_limits<std::uint64_t>::max() - 20);
+  std::array<OriginCoordinator<2>, 2> views = {make_view<2>(spec, origin, version, 1, 0),
+                                               make_view<2>(spec, origin, version, 1, 0)};
+  RC_ASSERT(views[0].id() != views[1].id());
+  const int steps = *rc::gen::inRange(1, 10);
+  for (int i = 0; i < steps; ++i) {
+    const WorldPosition<2> p = *lwc::testing::position_near<2>(spec, views[0].origin());
+    const std::size_t from = *rc::gen::inRange<std::size_t>(0, 2);
+    OriginCoordinator<2>& mine = views[from];
+    OriginCoordinator<2>& other = views[1 - from];
+    const CellIndex<2> origin_before = other.origin();
+    const std::uint64_t version_before = other.version();
+    const absl::StatusOr<lwc::RenderPoint<2>> y = mine.to_render(p);
+    if (y.ok()) {
+      assert_ok(lwc::contracts::check_stamped(mine.id(), y->view, "a render point"));
+      const absl::StatusOr<WorldPosition<2>> back = other.from_render(*y);
+      assert_ok(lwc::contracts::check_round_trip<2>(spec, other.origin(), other.version(), other.id(), *y, back,
+                                                    back.status()));
+    }
+    const lwc::LateResult<2> ticket =
+        mine.start_late(p, *rc::gen::element(lwc::LatePlacement::kRelocatable, lwc::LatePlacement::kBakedLocal));
+    assert_ok(lwc::contracts::check_late(spec, other.origin(), other.version(), other.id(), ticket,
+                                         other.place_late(ticket)));
+    const CellIndex<2> target = *lwc::testing::cell_index<2>(lwc::testing::cell_near(origin[0], 3));
+    for (OriginCoordinator<2>& v : views) v.load(target);
+    const absl::StatusOr<std::optional<RebasePlan<2>>> plan = mine.plan(WorldPosition<2>{target, {0, 0}});
+    if (plan.ok() && *plan) {
+      const absl::StatusOr<lwc::Rebased<2>> stolen = other.commit(**plan);
+      assert_ok(lwc::contracts::check_foreign_refused(other.id(), (*plan)->view, "a plan", stolen.status()));
+      RC_ASSERT(other.origin() == origin_before);
+      RC_ASSERT(other.version() == version_before);
+      // Both move on, in lockstep, each with its own plan.
+      RC_ASSERT(mine.commit(**plan).ok());
+      RC_ASSERT(other.commit({other.origin(), target, other.version(), other.id()}).ok());
+    }
+    RC_ASSERT(views[0].origin() == views[1].origin() && views[0].version() == views[1].version());
+  }
+}
+
+// R13: random begin_step / end_step / commit sequences (nested and unmatched steps, commits in and out of
+// steps), judged by the model: every commit inside a step is Unavailable and changes nothing, and the
+// same plan commits once the step has ended.
+LWC_PROP(Rebase, R13_CommitsInsideAStepAreRefusedAndSucceedAfterIt, ()) {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  OriginCoordinator<2> view = make_view<2>(spec, any_origin<2>(), 0, 1, 0);
+  lwc::contracts::OriginModel<2> model(spec.cell_size, 1, 0, view.origin(), 0, view.id());
+  int refused = 0;
+  const int steps = *rc::gen::inRange(1, 30);
+  for (int i = 0; i < steps; ++i) {
+    switch (*rc::gen::inRange(0, 3)) {
+      case 0:
+        assert_ok(model.check_begin_step(view.begin_step()));
+        break;
+      case 1:
+        assert_ok(model.check_end_step(view.end_step()));
+        break;
+      default: {
+        const CellIndex<2> target = *lwc::testing::cell_index<2>(lwc::testing::cell_near(view.origin()[0], 3));
+        view.load(target);
+        model.load(target);
+        const RebasePlan<2> plan{view.origin(), target, view.version(), view.id()};
+        const bool inside = view.in_step();
+        const absl::StatusOr<lwc::Rebased<2>> got = view.commit(plan);
+        assert_ok(model.check_commit(plan, got));
+        if (inside) {
+          RC_ASSERT(got.status().code() == absl::StatusCode::kUnavailable);
+          ++refused;
+          assert_ok(model.check_end_step(view.end_step()));
+          assert_ok(model.check_commit(plan, view.commit(plan)));  // the same plan, at the safe point
+        }
+        break;
+      }
+    }
+    assert_ok(model.check_phase(view.in_step()));
+    assert_ok(model.check_view(view.origin(), view.version(), view.loaded_cells()));
+  }
+  RC_CLASSIFY(refused > 0, "a commit refused mid-step");
+}
+
+// Barriers that scale (R16): random loads and unloads in a small patch of cells (often at the ends of
+// int64, where a run's neighbours x - 1 and x + 1 do not exist), the runs validated after each, and
+// every plan's barrier verdict (by rows) judged by the model's cell-by-cell enumeration.
+template <std::size_t D>
+void barrier_by_rows() {
+  const std::int64_t radius = *rc::gen::inRange<std::int64_t>(0, 6);
+  const std::int64_t base = *rc::gen::element(lwc::testing::kInt64Min, lwc::testing::kInt64Max - 7, std::int64_t{-3});
+  OriginCoordinator<D> view = *OriginCoordinator<D>::create(*lwc::WorldGrid::create(*lwc::ChunkSize::create(16)),
+                                                            lwc::ViewConfig{1, radius, 1, 1 << 24});
+  lwc::contracts::OriginModel<D> model(16, 1, radius, {}, 0, view.id());
+  const auto cell = [&] {
+    CellIndex<D> c;
+    for (std::size_t a = 0; a < D; ++a) c[a] = base + *rc::gen::inRange<std::int64_t>(0, 8);
+    return c;
+  };
+  const int steps = *rc::gen::inRange(1, 80);
+  for (int i = 0; i < steps; ++i) {
+    const CellIndex<D> c = cell();
+    switch (*rc::gen::inRange(0, 4)) {
+      case 0:
+      case 1:
+        view.load(c);
+        model.load(c);
+        break;
+      case 2:
+        view.unload(c);
+        model.unload(c);
+        break;
+      default: {
+        const WorldPosition<D> observer{c, {}};
+        assert_ok(model.check_plan(observer, view.plan(observer)));
+        break;
+      }
+    }
+    assert_ok(view.validate_runs());
+  }
+  assert_ok(model.check_view(view.origin(), view.version(), view.loaded_cells()));
+}
+
+LWC_PROP(Rebase, R16_BarrierByRowsMatchesTheModel, ()) {
+  if (*rc::gen::arbitrary<bool>()) {
+    barrier_by_rows<2>();
+  } else {
+    barrier_by_rows<3>();
+  }
+}
+
 // The wire format (R14, R15) -----------------------------------------------------------------------------
 
 template <std::size_t D>

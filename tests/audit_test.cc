@@ -929,7 +929,7 @@ TEST(BadInput, RebaseEventsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A3
       R"("in":{"origin":[0,0,0],"cell_size":1000,"threshold_cells":2,"barrier_radius":1,"units_per_render_unit":1,"bubble_units":1000000})";
   const std::vector<BadCase> cases = {
       {rebase_event("a", 0, "open", R"("in":{"origin":[0],"cell_size":1000})"), BadKind::kBadField, "in.origin holds 1 cells, not 2 or 3"},
-      {rebase_event("b", 0, "open", R"("in":{"origin":[0,0],"cell_size":1000,"threshold_cells":2,"barrier_radius":17,"units_per_render_unit":1,"bubble_units":1})"), BadKind::kBadField, "in.barrier_radius = 17 is outside [0, 16]"},
+      {rebase_event("b", 0, "open", R"("in":{"origin":[0,0],"cell_size":1000,"threshold_cells":2,"barrier_radius":65,"units_per_render_unit":1,"bubble_units":1})"), BadKind::kBadField, "in.barrier_radius = 65 is outside [0, 64]"},
       {rebase_event("c", 0, "open", R"("in":{"origin":[0,0],"threshold_cells":2})"), BadKind::kMissingField, "missing field in.cell_size"},
       {rebase_event("d", 0, "plan", R"("in":{"cell":[0,0],"offset":[0.0,0.0]},"out":{"none":true})"), BadKind::kBadField, "first event must be \"open\""},
       {rebase_event("e", 0, "open", open) + "\n" + kGood + "\n" +

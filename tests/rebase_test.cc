@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
 #ifdef LWC_HEADER_BUILD  // tests/header_build: the same test, lwc as headers
@@ -206,7 +207,7 @@ TEST(Config, RejectsValuesOutsideTheirRanges) {
   EXPECT_TRUE(WorldGrid::create(*lwc::ChunkSize::create(std::int64_t{1} << 53)).ok());
   EXPECT_EQ(WorldGrid::create(lwc::ChunkSize::of<1024>())->cell_size(), lwc::ChunkSize::of<1024>());
   for (const ViewConfig c : {ViewConfig{.threshold_cells = 0}, ViewConfig{.barrier_radius = -1},
-                             ViewConfig{.barrier_radius = 17}, ViewConfig{.units_per_render_unit = 0},
+                             ViewConfig{.barrier_radius = 65}, ViewConfig{.units_per_render_unit = 0},
                              ViewConfig{.units_per_render_unit = (1 << 20) + 1}, ViewConfig{.bubble_units = 0},
                              ViewConfig{.bubble_units = (std::int64_t{1} << 44) + 1}}) {
     EXPECT_EQ(OriginCoordinator<2>::create(grid(16), c).status().code(), absl::StatusCode::kInvalidArgument);
@@ -859,6 +860,81 @@ TEST(Wire, R14_TheJsonFormIsExact) {
             R"({"format":1,"kind":"plan","from":[0,0,-9223372036854775808],"target":[4,0,9223372036854775807],"version":3})");
   EXPECT_EQ(lwc::to_json<2>(lwc::Rebased<2>{{4, 0}, std::numeric_limits<std::uint64_t>::max()}),
             R"({"format":1,"kind":"origin_update","origin":[4,0],"version":18446744073709551615})");
+}
+
+}  // namespace
+
+// Barriers that scale (R16) -------------------------------------------------------------------------------
+
+namespace {
+
+TEST(Barrier, R16_RunsFollowEveryLoadAndUnloadAtTheEndsOfInt64) {
+  OriginCoordinator<2> v = view<2>(16, ViewConfig{.threshold_cells = 1, .barrier_radius = 2});
+  // A row at the far end of the last axis, filled out of order, then holed and refilled.
+  const std::vector<std::int64_t> xs = {kMax, kMax - 2, kMax - 1, kMax - 4, kMax - 3, kMin, kMin + 1};
+  for (const std::int64_t x : xs) {
+    v.load({7, x});
+    ASSERT_TRUE(v.validate_runs().ok()) << v.validate_runs();
+  }
+  // Target (7, kMax): barrier rows 5..9, columns kMax - 2 .. kMax (clipped). Only row 7 is loaded.
+  absl::Status blocked = v.plan({{7, kMax}, {0, 0}}).status();
+  EXPECT_EQ(blocked.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(blocked.message(), "12 cells missing")) << blocked;
+  for (std::int64_t row = 5; row <= 9; ++row) {
+    for (std::int64_t x = kMax - 2; x != kMax; ++x) v.load({row, x});
+    v.load({row, kMax});
+  }
+  ASSERT_TRUE(v.validate_runs().ok()) << v.validate_runs();
+  const absl::StatusOr<std::optional<RebasePlan<2>>> plan = v.plan({{7, kMax}, {0, 0}});
+  ASSERT_TRUE(plan.ok() && plan->has_value()) << plan.status();
+  v.unload({9, kMax - 1});  // splits a run in the middle
+  ASSERT_TRUE(v.validate_runs().ok()) << v.validate_runs();
+  const absl::StatusOr<lwc::Rebased<2>> done = v.commit(**plan);
+  EXPECT_EQ(done.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(done.status().message(), "1 cells missing around (7, 9223372036854775807): (9, 9223372036854775806)"))
+      << done.status();
+  v.load({9, kMax - 1});
+  EXPECT_TRUE(v.commit(**plan).ok());
+  for (const std::int64_t x : xs) v.unload({7, x});
+  v.unload({7, kMax});  // absent: a no-op
+  ASSERT_TRUE(v.validate_runs().ok()) << v.validate_runs();
+  EXPECT_FALSE(v.is_loaded({7, kMax - 1}));
+}
+
+TEST(Barrier, R16_Radius64In2DIsCheckedByRows) {
+  OriginCoordinator<2> v = view<2>(1024, ViewConfig{.threshold_cells = 1, .barrier_radius = 64});
+  const CellIndex<2> target{100, -100};
+  for (const CellIndex<2>& c : v.missing_cells(target)) v.load(c);
+  EXPECT_EQ(v.loaded_count(), 129u * 129u);
+  ASSERT_TRUE(v.validate_runs().ok());
+  const absl::StatusOr<std::optional<RebasePlan<2>>> plan = v.plan({target, {0, 0}});
+  ASSERT_TRUE(plan.ok() && plan->has_value()) << plan.status();
+  v.unload({164, -36});  // the last corner
+  v.unload({36, -164});  // the first corner
+  const absl::Status blocked = v.commit(**plan).status();
+  EXPECT_TRUE(absl::StrContains(blocked.message(), "2 cells missing around (100, -100): (36, -164), (164, -36) (R6)"))
+      << blocked;
+  lwc::contracts::OriginModel<2> model(1024, 1, 64, {0, 0}, 0, v.id());
+  for (const CellIndex<2>& c : v.loaded_cells()) model.load(c);
+  EXPECT_TRUE(model.check_commit(**plan, v.commit(**plan)).ok());
+  EXPECT_TRUE(model.check_view(v.origin(), v.version(), v.loaded_cells()).ok());
+}
+
+TEST(Barrier, R16_Radius64In3DListsNineAndCountsTheRest) {
+  OriginCoordinator<3> v = view<3>(1024, ViewConfig{.threshold_cells = 1, .barrier_radius = 64});
+  const CellIndex<3> target{kMin, 0, kMax};  // clipped on two axes: 65 x 129 x 65 cells
+  for (std::int64_t y = -64; y <= 64; ++y) {
+    for (std::int64_t z = kMax - 64; z != kMax; ++z) v.load({kMin, y, z});
+    v.load({kMin, y, kMax});
+  }
+  ASSERT_TRUE(v.validate_runs().ok());
+  const absl::Status blocked = v.plan({target, {0, 0, 0}}).status();
+  EXPECT_EQ(blocked.code(), absl::StatusCode::kFailedPrecondition);
+  const std::size_t missing = 65u * 129u * 65u - 129u * 65u;
+  EXPECT_TRUE(absl::StrContains(blocked.message(), absl::StrCat(missing, " cells missing"))) << blocked;
+  EXPECT_TRUE(absl::StrContains(blocked.message(), absl::StrCat("and ", missing - 9, " more"))) << blocked;
+  EXPECT_EQ(v.missing_cells(target).size(), missing);
+  EXPECT_EQ(v.missing_cells(target).front(), (CellIndex<3>{kMin + 1, -64, kMax - 64}));
 }
 
 }  // namespace

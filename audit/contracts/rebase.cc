@@ -267,7 +267,7 @@ absl::Status open_view(const TraceRecord& r, RebaseSession& s) {
   LWC_ASSIGN_OR_RETURN(const std::int64_t size, read_in_range(r, "cell_size", 1, std::int64_t{1} << 53));
   LWC_ASSIGN_OR_RETURN(const std::int64_t threshold,
                        read_in_range(r, "threshold_cells", 1, std::numeric_limits<std::int64_t>::max()));
-  LWC_ASSIGN_OR_RETURN(const std::int64_t radius, read_in_range(r, "barrier_radius", 0, 16));
+  LWC_ASSIGN_OR_RETURN(const std::int64_t radius, read_in_range(r, "barrier_radius", 0, 64));
   LWC_ASSIGN_OR_RETURN(const std::int64_t d, read_in_range(r, "units_per_render_unit", 1, std::int64_t{1} << 20));
   LWC_ASSIGN_OR_RETURN(const std::int64_t bubble, read_in_range(r, "bubble_units", 1, std::int64_t{1} << 44));
   s.spec = contracts::RenderSpec{size, d, bubble};

@@ -245,7 +245,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           if (!y.ok()) break;
           const absl::StatusOr<WorldPosition<2>> back = view.from_render(*y);
           require(lwc::contracts::check_round_trip<2>(spec, model.origin(), model.version(), view.id(), *y, back,
-                                                      back.status()));
+                                                      back.ok() ? view.to_render(*back) : back.status()));
         } else {
           const lwc::LateResult<2> t = twin.start_late(p, lwc::LatePlacement::kRelocatable);
           require(lwc::contracts::check_late(spec, model.origin(), model.version(), view.id(), t, view.place_late(t)));

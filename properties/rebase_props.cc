@@ -384,7 +384,7 @@ LWC_PROP(Rebase, R12_SplitScreenViewsRefuseEachOthersOutputs, ()) {
       assert_ok(lwc::contracts::check_stamped(mine.id(), y->view, "a render point"));
       const absl::StatusOr<WorldPosition<2>> back = other.from_render(*y);
       assert_ok(lwc::contracts::check_round_trip<2>(spec, other.origin(), other.version(), other.id(), *y, back,
-                                                    back.status()));
+                                                    back.ok() ? other.to_render(*back) : back.status()));
     }
     const lwc::LateResult<2> ticket =
         mine.start_late(p, *rc::gen::element(lwc::LatePlacement::kRelocatable, lwc::LatePlacement::kBakedLocal));
@@ -855,7 +855,7 @@ struct ForeignRender : Step {
     if (!y.ok()) return;
     const absl::StatusOr<WorldPosition<2>> world = sut.view.from_render(*y);
     assert_ok(lwc::contracts::check_round_trip<2>(m.spec, m.view.origin(), m.view.version(), m.view.view(), *y, world,
-                                                  world.status()));
+                                                  world.ok() ? sut.view.to_render(*world) : world.status()));
     RC_ASSERT(!world.ok());
   }
   void show(std::ostream& os) const override { os << "ForeignRender(" << index << ")"; }

@@ -890,6 +890,72 @@ template <std::size_t D>
   return absl::OkStatus();
 }
 
+// R17 -----------------------------------------------------------------------------------------------
+
+// oriented_error_bound()
+//
+// R17's bound for a view of `spec` in N dimensions: 2^(k - 24) + 2^(k - 50), k = floor(log2(N * B / d)) + 1,
+// found by exact integer comparison (written apart from the library's loop).
+[[nodiscard]] inline double oriented_error_bound(const RenderSpec& spec, std::size_t axes) {
+  const absl::int128 nb = absl::int128(spec.bubble_units) * static_cast<std::int64_t>(axes);
+  for (int k = -30; k < 100; ++k) {
+    const bool above = k >= 0 ? (absl::int128(spec.units_per_render_unit) << k) > nb
+                              : absl::int128(spec.units_per_render_unit) > (nb << -k);
+    if (above) return std::ldexp(1.0, k - 24) + std::ldexp(1.0, k - 50);
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+// check_oriented_render()
+//
+// R17 for one conversion of `p` by a view with `origin`, rotated by `r`: OutOfRange exactly when the
+// unrotated conversion is (R5); otherwise InvalidArgument exactly when p is not normalised (R1), and
+// else every coordinate within oriented_error_bound of the exact (R * ((cell - origin) * size + offset))_i / d,
+// judged in exact arithmetic: R's entries are dyadic (m * 2^e with e >= -112, as R17 requires entries
+// 0 or >= 2^-60), so every product is an integer multiple of 2^-(1200 + 112).
+template <std::size_t D>
+[[nodiscard]] absl::Status check_oriented_render(const RenderSpec& spec, const CellIndex<D>& origin,
+                                                 std::uint64_t version, const Rotation<D>& r,
+                                                 const WorldPosition<D>& p, const absl::StatusOr<RenderPoint<D>>& got) {
+  using internal::Wide;
+  const absl::StatusOr<RenderPoint<D>> plain = oracle_render<D>(spec, origin, version, p);
+  if (!plain.ok()) {
+    if (!got.ok() && got.status().code() == plain.status().code()) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("R17 oriented views: ", internal::position(p), " must be ",
+                                                   internal::status_text(plain.status()), ", got ",
+                                                   got.ok() ? std::string("a point") : internal::status_text(got.status())));
+  }
+  if (!got.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("R17 oriented views: ", internal::position(p),
+                                                   " is inside the bubble, got ", internal::status_text(got.status())));
+  }
+  if (got->version != version) return absl::InvalidArgumentError("R17 oriented views: the point is not tagged with the version");
+  constexpr int kShift = 112;
+  const auto d = static_cast<std::uint64_t>(spec.units_per_render_unit);
+  const Wide bound = Wide::scaled(oriented_error_bound(spec, D)).shl(kShift) * d;
+  for (std::size_t i = 0; i < D; ++i) {
+    Wide exact = Wide::of(0);
+    for (std::size_t j = 0; j < D; ++j) {
+      const double rij = r.rows[i][j];
+      if (rij == 0) continue;
+      std::uint64_t m = 0;
+      int e = 0;
+      fp::decode(rij, m, e);
+      if (e + kShift < 0) return absl::InvalidArgumentError("R17 oriented views: a rotation entry below 2^-60");
+      const Wide term = (internal::exact_axis(p.cell[j], p.offset[j], origin[j], spec.cell_size) * m).shl(e + kShift);
+      exact = fp::sign_bit(rij) ? exact - term : exact + term;
+    }
+    const Wide y = Wide::scaled(static_cast<double>(got->at[i])).shl(kShift) * d;
+    const Wide diff = y - exact;
+    if (compare(diff, bound) > 0 || compare(-diff, bound) > 0) {
+      return absl::InvalidArgumentError(absl::StrCat("R17 oriented views: axis ", i, " of ", internal::position(p),
+                                                     " rotated is off by more than ", internal::hex(oriented_error_bound(spec, D)),
+                                                     " render units: got ", internal::hex(static_cast<double>(got->at[i]))));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace lwc::contracts
 
 LWC_EXACT_FP_END

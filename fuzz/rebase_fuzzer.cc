@@ -18,7 +18,7 @@
 // a round trip). Seeds: the corpus files that start with "LWCR" (valid messages of every kind and axes,
 // and one per malformation), fuzz/rebase_fuzzer.dict's header tokens.
 //
-// lwc-clauses: R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 R14 R15 R16
+// lwc-clauses: R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12 R13 R14 R15 R16 R17
 // (the whole tree is built with ASan + UBSan + -fsanitize=integer in the fuzz preset, so an overflowing
 // intermediate aborts too.)
 #include <fuzzer/FuzzedDataProvider.h>
@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -206,6 +207,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           require(lwc::contracts::check_render_bound(spec, model.origin(), p, *r));  // R5
           require(log.observe(r->version, view.origin()));                          // R3
           require(lwc::contracts::check_stamped(view.id(), r->view, "a render point"));  // R12
+        }
+        // The same position in an oriented frame at a raw angle (R17), judged exactly.
+        const double angle = static_cast<double>(word(in) % (std::uint64_t{1} << 20)) * (6.283185307179586 / 1048576.0);
+        const auto clean = [](double v) { return std::fabs(v) < 0x1p-60 ? 0.0 : v; };
+        const lwc::Rotation<2> rot{{{{clean(std::cos(angle)), clean(-std::sin(angle))},
+                                     {clean(std::sin(angle)), clean(std::cos(angle))}}}};
+        if (lwc::OriginCoordinator<2>::rotation_status(rot).ok()) {
+          require(lwc::contracts::check_oriented_render<2>(spec, model.origin(), model.version(), rot, p,
+                                                           view.to_render_oriented(p, rot)));  // R17
         }
         break;
       }

@@ -227,6 +227,24 @@ inline bool near_float_midpoint(double q) {
   return low >= kHalf - 4 && low <= kHalf + 4;
 }
 
+// One axis of the world difference in render units as a double, for oriented views (R17): false outside
+// the bubble, else fl(fl(W + f) / d), within 3 * 2^-53 relative of the exact value.
+inline bool render_axis_double(std::int64_t cell, double offset, std::int64_t origin, std::int64_t size,
+                               std::int64_t d, std::int64_t bubble, double& out) {
+  const auto whole = static_cast<std::int64_t>(offset);
+  const double frac = whole == 0 ? offset : offset - static_cast<double>(whole);
+  std::int64_t delta = 0;
+  std::int64_t w = 0;
+  if (__builtin_sub_overflow(cell, origin, &delta) || __builtin_mul_overflow(delta, size, &w) ||
+      __builtin_add_overflow(w, whole, &w)) {
+    return false;
+  }
+  if (w > bubble || (w == bubble && !fp::is_zero(frac)) || w < -bubble) return false;
+  const double hi = static_cast<double>(w) + frac;
+  out = d == 1 ? hi : hi / static_cast<double>(d);
+  return true;
+}
+
 // One axis of a render conversion: false when the point is outside the bubble, else `out` is the float
 // nearest to ((cell - origin) * size + offset) / d (R4). Requires 0 <= offset < size.
 //
@@ -502,6 +520,86 @@ class OriginCoordinator {
     int k = 44;
     while (k >= 0 ? (d << k) > b : d > (b << -k)) --k;
     return std::ldexp(1.0, k - std::numeric_limits<float>::digits);
+  }
+
+  // Oriented views (R17) ------------------------------------------------------------------------------
+
+  // rotation_status()
+  //
+  // OK iff `r` is a rotation this view accepts (R17): finite entries of magnitude <= 1, each 0 or at
+  // least 2^-60 in magnitude (smaller ones: write 0), rows of unit length and pairwise orthogonal within
+  // 2^-20, determinant positive. InvalidArgument naming what is wrong.
+  [[nodiscard]] static absl::Status rotation_status(const Rotation<D>& r) {
+    for (std::size_t i = 0; i < D; ++i) {
+      for (std::size_t j = 0; j < D; ++j) {
+        const double v = r.rows[i][j];
+        if (!fp::is_finite(v) || std::fabs(v) > 1 || (v != 0 && std::fabs(v) < 0x1p-60)) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "rotation: entry (%d, %d) = %a is not finite, not in [-1, 1], or nonzero below 2^-60 (R17)", i, j, v));
+        }
+      }
+    }
+    for (std::size_t i = 0; i < D; ++i) {
+      for (std::size_t k = i; k < D; ++k) {
+        double dot = 0;
+        for (std::size_t j = 0; j < D; ++j) dot += r.rows[i][j] * r.rows[k][j];
+        if (std::fabs(dot - (i == k ? 1.0 : 0.0)) > 0x1p-20) {
+          return absl::InvalidArgumentError(
+              absl::StrFormat("rotation: rows %d and %d have dot product %a, not orthonormal (R17)", i, k, dot));
+        }
+      }
+    }
+    double det = 0;
+    if constexpr (D == 2) {
+      det = r.rows[0][0] * r.rows[1][1] - r.rows[0][1] * r.rows[1][0];
+    } else {
+      const auto& m = r.rows;
+      det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+            m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    }
+    if (!(det > 0)) return absl::InvalidArgumentError("rotation: the determinant is not positive (a reflection) (R17)");
+    return absl::OkStatus();
+  }
+
+  // to_render_oriented()
+  //
+  // The render coordinates of `p` in a view whose frame is rotated by `r` (R17): on each axis within
+  // oriented_error_bound() of the exact (R * ((cell - origin) * size + offset))_i / units_per_render_unit
+  // (no longer the nearest float: R's products are rounded). Tagged with the version and view. Errors:
+  // InvalidArgument for a position that is not normalised or a rotation rotation_status() refuses;
+  // OutOfRange when the unrotated point is outside the bubble on some axis (R5's test, unchanged).
+  [[nodiscard]] absl::StatusOr<RenderPoint<D>> to_render_oriented(const WorldPosition<D>& p, const Rotation<D>& r) const {
+    if (absl::Status s = grid_.validate(p); !s.ok()) return s;
+    if (absl::Status s = rotation_status(r); !s.ok()) return s;
+    std::array<double, D> x{};
+    for (std::size_t a = 0; a < D; ++a) {
+      if (!internal::render_axis_double(p.cell[a], p.offset[a], origin_[a], grid_.cell_size().value(),
+                                        config_.units_per_render_unit, config_.bubble_units, x[a])) {
+        return absl::OutOfRangeError(absl::StrCat("to_render_oriented: position in cell ", internal::describe_cell(p.cell),
+                                                  " is outside the render bubble (R5, R17)"));
+      }
+    }
+    RenderPoint<D> out;
+    out.version = version_;
+    out.view = id_;
+    for (std::size_t i = 0; i < D; ++i) {
+      double y = r.rows[i][D - 1] * x[D - 1];
+      for (std::size_t j = D - 1; j > 0; --j) y = std::fma(r.rows[i][j - 1], x[j - 1], y);
+      out.at[i] = static_cast<float>(y);
+    }
+    return out;
+  }
+
+  // oriented_error_bound()
+  //
+  // R17's bound in render units: 2^(k - 24) + 2^(k - 50) with k = floor(log2(N * bubble / d)) + 1.
+  [[nodiscard]] double oriented_error_bound() const {
+    // k: the least integer with N * bubble < 2^k * d, from the integers.
+    const auto d = absl::uint128(static_cast<std::uint64_t>(config_.units_per_render_unit));
+    const absl::uint128 nb = absl::uint128(static_cast<std::uint64_t>(config_.bubble_units)) * D;
+    int k = -21;
+    while (k >= 0 ? (d << k) <= nb : d <= (nb << -k)) ++k;
+    return std::ldexp(1.0, k - 24) + std::ldexp(1.0, k - 50);
   }
 
   // Loaded cells --------------------------------------------------------------------------------------

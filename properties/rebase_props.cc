@@ -493,6 +493,60 @@ LWC_PROP(Rebase, R16_BarrierByRowsMatchesTheModel, ()) {
   }
 }
 
+// Oriented views (R17): rotations from random angles (entries below 2^-60 written as 0) or exact signed
+// axis permutations, positions anywhere near the origin or on float midpoints, every coordinate judged
+// against the exact product in 2560-bit integers.
+template <std::size_t D>
+lwc::Rotation<D> any_rotation() {
+  const auto clean = [](double v) { return std::fabs(v) < 0x1p-60 ? 0.0 : v; };
+  lwc::Rotation<D> r;
+  if (*rc::gen::inRange(0, 4) == 0) {  // an exact quarter turn
+    if constexpr (D == 2) {
+      r.rows = {{{0.0, -1.0}, {1.0, 0.0}}};
+    } else {
+      r.rows = {{{0.0, 0.0, 1.0}, {1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}}};
+    }
+    return r;
+  }
+  const double a = *rc::gen::inRange(0, 1 << 20) * (6.283185307179586 / (1 << 20));
+  const double ca = clean(std::cos(a));
+  const double sa = clean(std::sin(a));
+  if constexpr (D == 2) {
+    r.rows = {{{ca, -sa}, {sa, ca}}};
+  } else {
+    const double b = *rc::gen::inRange(0, 1 << 20) * (6.283185307179586 / (1 << 20));
+    const double cb = clean(std::cos(b));
+    const double sb = clean(std::sin(b));
+    // Rz(a) * Rx(b)
+    r.rows = {{{ca, clean(-sa * cb), clean(sa * sb)}, {sa, clean(ca * cb), clean(-ca * sb)}, {0.0, sb, cb}}};
+  }
+  return r;
+}
+
+template <std::size_t D>
+void oriented_within_bound() {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  const CellIndex<D> origin = any_origin<D>();
+  const OriginCoordinator<D> view = make_view<D>(spec, origin);
+  const lwc::Rotation<D> r = any_rotation<D>();
+  RC_PRE(OriginCoordinator<D>::rotation_status(r).ok());
+  RC_ASSERT(view.oriented_error_bound() == lwc::contracts::oriented_error_bound(spec, D));
+  const WorldPosition<D> p = *rc::gen::arbitrary<bool>() ? *lwc::testing::position_on_float_midpoint<D>(spec, origin)
+                                                         : *lwc::testing::position_near<D>(spec, origin);
+  const absl::StatusOr<lwc::RenderPoint<D>> got = view.to_render_oriented(p, r);
+  RC_TAG(got.ok() ? "inside" : absl::StatusCodeToString(got.status().code()));
+  assert_ok(lwc::contracts::check_oriented_render<D>(spec, origin, view.version(), r, p, got));
+  if (got.ok()) assert_ok(lwc::contracts::check_stamped(view.id(), got->view, "an oriented render point"));
+}
+
+LWC_PROP(Rebase, R17_OrientedRenderIsWithinTheExactBound, ()) {
+  if (*rc::gen::arbitrary<bool>()) {
+    oriented_within_bound<2>();
+  } else {
+    oriented_within_bound<3>();
+  }
+}
+
 // The wire format (R14, R15) -----------------------------------------------------------------------------
 
 template <std::size_t D>

@@ -939,3 +939,63 @@ TEST(Barrier, R16_Radius64In3DListsNineAndCountsTheRest) {
 }
 
 }  // namespace
+
+// Oriented views (R17) ------------------------------------------------------------------------------------
+
+namespace {
+
+TEST(Oriented, R17_AQuarterTurnIsExactlyTheAxesSwapped) {
+  const OriginCoordinator<2> v = view<2>(1024, {}, {4096, -2048}, 3);
+  const lwc::Rotation<2> quarter{{{{0.0, -1.0}, {1.0, 0.0}}}};
+  const absl::StatusOr<lwc::RenderPoint<2>> plain = v.to_render(kEntity);
+  const absl::StatusOr<lwc::RenderPoint<2>> turned = v.to_render_oriented(kEntity, quarter);
+  ASSERT_TRUE(plain.ok() && turned.ok()) << turned.status();
+  EXPECT_EQ(turned->at[0], -plain->at[1]);
+  EXPECT_EQ(turned->at[1], plain->at[0]);
+  EXPECT_EQ(turned->version, 3u);
+  EXPECT_EQ(turned->view, v.id());
+}
+
+TEST(Oriented, R17_ThirtyDegreesAtTheBubbleEdgeIsWithinTheBound) {
+  const OriginCoordinator<3> v = view<3>(1 << 20, ViewConfig{.units_per_render_unit = 100});
+  const double c = std::cos(0.5235987755982988);
+  const double s = std::sin(0.5235987755982988);
+  const lwc::Rotation<3> r{{{{c, -s, 0.0}, {s, c, 0.0}, {0.0, 0.0, 1.0}}}};
+  ASSERT_TRUE(OriginCoordinator<3>::rotation_status(r).ok());
+  const lwc::contracts::RenderSpec spec = lwc::contracts::spec_of(v);
+  // N * B / d = 3 * 2^24 / 100 = 503316.48: k = 19, the bound 2^-5 + 2^-31 render units.
+  EXPECT_EQ(v.oriented_error_bound(), 0x1p-5 + 0x1p-31);
+  EXPECT_EQ(lwc::contracts::oriented_error_bound(spec, 3), v.oriented_error_bound());
+  for (const WorldPosition<3>& p : {WorldPosition<3>{{16, -16, 15}, {0, 0, 0x1.fffffffffffffp+19}},
+                                    WorldPosition<3>{{0, 0, 0}, {0.1, 0.2, 0.3}},
+                                    WorldPosition<3>{{-16, 16, 0}, {4.9e-324, 0, 0}}}) {
+    const absl::StatusOr<lwc::RenderPoint<3>> got = v.to_render_oriented(p, r);
+    EXPECT_TRUE(lwc::contracts::check_oriented_render<3>(spec, v.origin(), v.version(), r, p, got).ok())
+        << lwc::contracts::check_oriented_render<3>(spec, v.origin(), v.version(), r, p, got);
+  }
+  // Outside the bubble on one axis: OutOfRange, as unrotated (R5).
+  EXPECT_EQ(v.to_render_oriented(WorldPosition<3>{{17, 0, 0}, {0, 0, 0}}, r).status().code(),
+            absl::StatusCode::kOutOfRange);
+  // The checker catches a point one bound away.
+  absl::StatusOr<lwc::RenderPoint<3>> off = v.to_render_oriented(WorldPosition<3>{{1, 2, 3}, {4, 5, 6}}, r);
+  ASSERT_TRUE(off.ok());
+  off->at[1] += 0.07f;
+  EXPECT_TRUE(absl::StartsWith(
+      lwc::contracts::check_oriented_render<3>(spec, v.origin(), v.version(), r, WorldPosition<3>{{1, 2, 3}, {4, 5, 6}}, off)
+          .message(),
+      "R17"));
+}
+
+TEST(Oriented, R17_ReflectionsAndNonRotationsAreRefused) {
+  const OriginCoordinator<2> v = view<2>(1024);
+  for (const lwc::Rotation<2>& bad : {lwc::Rotation<2>{{{{1.0, 0.0}, {0.0, -1.0}}}},    // a reflection
+                                      lwc::Rotation<2>{{{{2.0, 0.0}, {0.0, 0.5}}}},     // a scale
+                                      lwc::Rotation<2>{{{{1.0, 1e-30}, {0.0, 1.0}}}},   // a nonzero entry below 2^-60
+                                      lwc::Rotation<2>{{{{std::nan(""), 0.0}, {0.0, 1.0}}}}}) {
+    const absl::StatusOr<lwc::RenderPoint<2>> got = v.to_render_oriented(kEntity, bad);
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(got.status().message(), "R17")) << got.status();
+  }
+}
+
+}  // namespace

@@ -143,4 +143,15 @@ struct LateResult {
   ViewId view{};
 };
 
+// Rotation
+//
+// An oriented view's frame (R17): render = R * (world - origin) / units_per_render_unit, R given row by
+// row. Validated by OriginCoordinator::to_render_oriented: finite entries of magnitude <= 1, each 0 or at
+// least 2^-60, rows orthonormal within 2^-20, determinant positive.
+template <std::size_t D>
+  requires(D == 2 || D == 3)
+struct Rotation {
+  std::array<std::array<double, D>, D> rows{};
+};
+
 }  // namespace lwc

@@ -13,6 +13,7 @@
 #include <benchmark/benchmark.h>
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -69,6 +70,24 @@ void to_render_batch_lwc(benchmark::State& state) {
   for (auto _ : state) {
     benchmark::DoNotOptimize(view.to_render_all(objects, locals));
     benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+// An oriented view (R17): the same objects through a 30-degree turn about z.
+void to_render_oriented_lwc(benchmark::State& state) {
+  const std::vector<lwc::WorldPosition<3>> objects = anchors(static_cast<std::size_t>(state.range(0)));
+  const lwc::OriginCoordinator<3> view = make_view();
+  const double c = std::cos(0.5235987755982988);
+  const double s = std::sin(0.5235987755982988);
+  const lwc::Rotation<3> r{{{{c, -s, 0.0}, {s, c, 0.0}, {0.0, 0.0, 1.0}}}};
+  for (auto _ : state) {
+    float acc = 0;
+    for (const lwc::WorldPosition<3>& p : objects) {
+      const absl::StatusOr<lwc::RenderPoint<3>> out = view.to_render_oriented(p, r);
+      acc += out.ok() ? out->at[0] + out->at[1] + out->at[2] : 0.0f;
+    }
+    benchmark::DoNotOptimize(acc);
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
@@ -255,6 +274,8 @@ const bool registered = [] {
   benchmark::RegisterBenchmark("to_render.lwc_single", to_render_single_lwc)->Arg(1 << 14);
   benchmark::RegisterBenchmark("to_render.lwc_batch", to_render_batch_lwc)->Arg(1 << 14);
   benchmark::RegisterBenchmark("to_render.baseline_seed002", to_render_seed)->Arg(1 << 14);
+  benchmark::RegisterBenchmark("oriented.lwc", to_render_oriented_lwc)->Arg(1 << 14);
+  benchmark::RegisterBenchmark("oriented.baseline_lwc_unrotated", to_render_single_lwc)->Arg(1 << 14);
   for (const std::int64_t n : {10000, 100000}) {
     benchmark::RegisterBenchmark("rebase.lwc", rebase_lwc)->Arg(n);
     benchmark::RegisterBenchmark("rebase.baseline_float_shift", rebase_float_shift)->Arg(n);

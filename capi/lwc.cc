@@ -588,6 +588,9 @@ lwc_status view_commit(const char* kCall, void* handle, const typename C<D>::Pla
       p.target[k] = plan->target[k];
     }
     p.expected_version = plan->expected_version;
+    // The C structs carry no view id (docs/rebase.md R12): a C plan is taken as the handle's view's, so
+    // C callers keep the earlier guard (a plan from another origin or version is refused).
+    p.view = v.id();
     absl::StatusOr<lwc::Rebased<D>> r = v.commit(p);
     if (!r.ok()) return fail(r.status());
     for (std::size_t k = 0; k < D; ++k) out->origin[k] = r->origin[k];
@@ -637,7 +640,8 @@ lwc_status view_place_late(const char* kCall, const void* handle, const typename
   return with_view<D>(kCall, handle, [&](const lwc::OriginCoordinator<D>& v) {
     const lwc::LateResult<D> late{to_position<D>(result->anchor), result->started_version,
                                   result->placement == LWC_LATE_RELOCATABLE ? lwc::LatePlacement::kRelocatable
-                                                                            : lwc::LatePlacement::kBakedLocal};
+                                                                            : lwc::LatePlacement::kBakedLocal,
+                                  v.id()};  // as for plans: the C ticket is the handle's view's (R12)
     absl::StatusOr<lwc::RenderPoint<D>> r = v.place_late(late);
     if (!r.ok()) return fail(r.status());
     *out = from_render<D>(*r);

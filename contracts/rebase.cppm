@@ -23,6 +23,7 @@ module;
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -31,12 +32,14 @@ module;
 #include <span>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
@@ -419,11 +422,18 @@ template <std::size_t D>
 class OriginModel {
  public:
   OriginModel(std::int64_t cell_size, std::int64_t threshold_cells, std::int64_t barrier_radius,
-              CellIndex<D> origin = {}, std::uint64_t version = 0)
-      : size_(cell_size), threshold_(threshold_cells), radius_(barrier_radius), origin_(origin), version_(version) {}
+              CellIndex<D> origin = {}, std::uint64_t version = 0, ViewId view = {})
+      : size_(cell_size), threshold_(threshold_cells), radius_(barrier_radius), origin_(origin), version_(version),
+        view_(view) {}
 
   const CellIndex<D>& origin() const { return origin_; }
   std::uint64_t version() const { return version_; }
+  // The identity of the view modelled (R12): plans it makes carry it, plans of any other are refused.
+  // An audit of an engine that stamps no view keeps the default (no view) on both sides.
+  ViewId view() const { return view_; }
+  void set_view(ViewId view) { view_ = view; }
+  // Inside the engine's simulation step (R13).
+  bool in_step() const { return in_step_; }
   const std::set<CellIndex<D>>& loaded() const { return loaded_; }
   void load(const CellIndex<D>& c) { loaded_.insert(c); }
   void unload(const CellIndex<D>& c) { loaded_.erase(c); }
@@ -470,7 +480,7 @@ class OriginModel {
       return absl::FailedPreconditionError(
           absl::StrCat(gone.size(), " barrier cells are missing, e.g. ", internal::cells(gone.front())));
     }
-    return std::optional<RebasePlan<D>>(RebasePlan<D>{origin_, observer.cell, version_});
+    return std::optional<RebasePlan<D>>(RebasePlan<D>{origin_, observer.cell, version_, view_});
   }
 
   // check_plan()
@@ -500,6 +510,9 @@ class OriginModel {
       return fail("R6 barrier", *want ? "beyond the threshold with the barrier loaded: must plan"
                                       : "inside the threshold there is nothing to do");
     }
+    if (*want && (**got).view != (**want).view) {
+      return fail("R12 view identity", absl::StrCat("the plan must carry the view's id ", view_.value));
+    }
     if (*want && !(**got == **want)) {
       return fail("R8 staleness", "the plan must carry the current origin and version and target the observer's cell");
     }
@@ -508,11 +521,18 @@ class OriginModel {
 
   // expected_commit()
   //
-  // What commit(plan) must answer: Aborted when plan.expected_version is not the current version (R8);
+  // What commit(plan) must answer, in this order: InvalidArgument when the plan is another view's
+  // (R12); Unavailable inside a simulation step (R13); Aborted when plan.expected_version is not the
+  // current version (R8);
   // InvalidArgument when plan.from is not the origin (R8); FailedPrecondition when a barrier cell around
   // the target is not loaded now (R6); OutOfRange when the version counter is exhausted; else the target
   // as origin at version + 1 (R3).
   [[nodiscard]] absl::StatusOr<Rebased<D>> expected_commit(const RebasePlan<D>& plan) const {
+    if (plan.view != view_) {
+      return absl::InvalidArgumentError(absl::StrCat("R12 view identity: the plan is view ", plan.view.value,
+                                                     "'s, not view ", view_.value, "'s"));
+    }
+    if (in_step_) return absl::UnavailableError("R13 safe phase: a commit inside a simulation step");
     if (plan.expected_version != version_) return absl::AbortedError("the plan is stale");
     if (plan.from != origin_) return absl::InvalidArgumentError("the plan was made at another origin");
     if (const std::vector<CellIndex<D>> gone = missing(plan.target); !gone.empty()) {
@@ -540,7 +560,10 @@ class OriginModel {
     if (!want.ok()) {
       if (!got.ok() && got.status().code() == want.status().code()) return absl::OkStatus();
       const absl::StatusCode code = want.status().code();
-      const absl::string_view clause = code == absl::StatusCode::kFailedPrecondition ? "R6 barrier"
+      const absl::string_view message = want.status().message();
+      const absl::string_view clause = absl::StartsWith(message, "R12") ? "R12 view identity"
+                                       : code == absl::StatusCode::kUnavailable     ? "R13 safe phase"
+                                       : code == absl::StatusCode::kFailedPrecondition ? "R6 barrier"
                                        : code == absl::StatusCode::kOutOfRange      ? "R7 failure atomicity"
                                                                                     : "R8 staleness";
       return fail(clause, absl::StrCat("must be ", internal::status_text(want.status())));
@@ -550,6 +573,31 @@ class OriginModel {
     origin_ = want->origin;
     version_ = want->version;
     return absl::OkStatus();
+  }
+
+  // expected_begin_step(), expected_end_step()
+  //
+  // R13: begin_step() is FailedPrecondition inside a step, end_step() outside one; otherwise OK.
+  [[nodiscard]] absl::Status expected_begin_step() const {
+    return in_step_ ? absl::FailedPreconditionError("R13 safe phase: begin_step inside a step") : absl::OkStatus();
+  }
+  [[nodiscard]] absl::Status expected_end_step() const {
+    return in_step_ ? absl::OkStatus() : absl::FailedPreconditionError("R13 safe phase: end_step outside a step");
+  }
+
+  // check_begin_step(), check_end_step()
+  //
+  // R13: `got` (an implementation's answer) has the expected code; on success the model follows it.
+  [[nodiscard]] absl::Status check_begin_step(const absl::Status& got) { return check_step(true, got); }
+  [[nodiscard]] absl::Status check_end_step(const absl::Status& got) { return check_step(false, got); }
+
+  // check_phase()
+  //
+  // R13: the view is inside a simulation step exactly when the model is.
+  [[nodiscard]] absl::Status check_phase(bool in_step) const {
+    if (in_step == in_step_) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("R13 safe phase: the view is ", in_step ? "inside" : "outside",
+                                                   " a simulation step, the model ", in_step_ ? "inside" : "outside"));
   }
 
   // check_view()
@@ -569,13 +617,50 @@ class OriginModel {
   }
 
  private:
+  [[nodiscard]] absl::Status check_step(bool begin, const absl::Status& got) {
+    const absl::Status want = begin ? expected_begin_step() : expected_end_step();
+    if (got.code() != want.code()) {
+      return absl::InvalidArgumentError(absl::StrCat("R13 safe phase: ", begin ? "begin_step" : "end_step", " ",
+                                                     in_step_ ? "inside" : "outside", " a step must be ",
+                                                     internal::status_text(want), ", got ", internal::status_text(got)));
+    }
+    if (want.ok()) in_step_ = begin;
+    return absl::OkStatus();
+  }
+
   std::int64_t size_;
   std::int64_t threshold_;
   std::int64_t radius_;
   CellIndex<D> origin_;
   std::uint64_t version_;
+  ViewId view_;
+  bool in_step_ = false;
   std::set<CellIndex<D>> loaded_;
 };
+
+// R12 -----------------------------------------------------------------------------------------------
+
+// check_stamped()
+//
+// R12: what view `view` handed out (a render point, a late ticket, a plan) carries its id.
+[[nodiscard]] inline absl::Status check_stamped(ViewId view, ViewId stamped, absl::string_view what) {
+  if (stamped == view) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("R12 view identity: ", what, " of view ", view.value,
+                                                 " is stamped with view ", stamped.value));
+}
+
+// check_foreign_refused()
+//
+// R12: an input stamped by view `stamped` given to view `view`: when they differ the answer must be
+// InvalidArgument, whatever else holds (versions equal or not); when they are the same, OK (the caller
+// judges the answer by the other clauses).
+[[nodiscard]] inline absl::Status check_foreign_refused(ViewId view, ViewId stamped, absl::string_view what,
+                                                        const absl::Status& got) {
+  if (stamped == view || got.code() == absl::StatusCode::kInvalidArgument) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("R12 view identity: ", what, " of view ", stamped.value,
+                                                 " given to view ", view.value, " must be InvalidArgument, got ",
+                                                 internal::status_text(got)));
+}
 
 // R9 ------------------------------------------------------------------------------------------------
 
@@ -602,6 +687,19 @@ template <std::size_t D>
     return absl::InvalidArgumentError(absl::StrCat("R9 late results: not the fresh conversion: ", s.message()));
   }
   return absl::OkStatus();
+}
+
+// check_late() with a view
+//
+// R12 then R9: a ticket of another view is InvalidArgument; otherwise check_late above, and a placement
+// carries `view`.
+template <std::size_t D>
+[[nodiscard]] absl::Status check_late(const RenderSpec& spec, const CellIndex<D>& origin, std::uint64_t version,
+                                      ViewId view, const LateResult<D>& result,
+                                      const absl::StatusOr<RenderPoint<D>>& got) {
+  if (result.view != view) return check_foreign_refused(view, result.view, "a late result", got.status());
+  if (absl::Status s = check_late(spec, origin, version, result, got); !s.ok()) return s;
+  return got.ok() ? check_stamped(view, got->view, "a late placement") : absl::OkStatus();
 }
 
 // R10 -----------------------------------------------------------------------------------------------
@@ -673,6 +771,189 @@ template <std::size_t D>
   return absl::InvalidArgumentError(absl::StrCat("R11 round trip: ", internal::position(*world),
                                                  " is exact but does not render back to the same point: ",
                                                  again.ok() ? "different coordinates" : internal::status_text(again.status())));
+}
+
+// check_round_trip() with a view
+//
+// R12 then R11: a render point of another view is InvalidArgument (before its version is looked at);
+// otherwise check_round_trip above, and `again` carries `view`.
+template <std::size_t D>
+[[nodiscard]] absl::Status check_round_trip(const RenderSpec& spec, const CellIndex<D>& origin,
+                                            std::uint64_t version, ViewId view, const RenderPoint<D>& y,
+                                            const absl::StatusOr<WorldPosition<D>>& world,
+                                            const absl::StatusOr<RenderPoint<D>>& again) {
+  if (y.view != view) return check_foreign_refused(view, y.view, "a render point", world.status());
+  if (absl::Status s = check_round_trip(spec, origin, version, y, world, again); !s.ok()) return s;
+  return again.ok() ? check_stamped(view, again->view, "a render point") : absl::OkStatus();
+}
+
+// R14, R15 ------------------------------------------------------------------------------------------
+
+// wire_words()
+//
+// The fields of a value in wire order, as 64-bit words (cells and versions as two's complement, offsets
+// as their bits), for comparing a decoder's answer with wire_violation's reading.
+template <std::size_t D>
+[[nodiscard]] std::vector<std::uint64_t> wire_words(const WorldPosition<D>& p) {
+  std::vector<std::uint64_t> w;
+  for (std::size_t a = 0; a < D; ++a) w.push_back(static_cast<std::uint64_t>(p.cell[a]));
+  for (std::size_t a = 0; a < D; ++a) w.push_back(std::bit_cast<std::uint64_t>(p.offset[a]));
+  return w;
+}
+
+template <std::size_t D>
+[[nodiscard]] std::vector<std::uint64_t> wire_words(const RebasePlan<D>& plan) {
+  std::vector<std::uint64_t> w;
+  for (std::size_t a = 0; a < D; ++a) w.push_back(static_cast<std::uint64_t>(plan.from[a]));
+  for (std::size_t a = 0; a < D; ++a) w.push_back(static_cast<std::uint64_t>(plan.target[a]));
+  w.push_back(plan.expected_version);
+  return w;
+}
+
+template <std::size_t D>
+[[nodiscard]] std::vector<std::uint64_t> wire_words(const Rebased<D>& update) {
+  std::vector<std::uint64_t> w;
+  for (std::size_t a = 0; a < D; ++a) w.push_back(static_cast<std::uint64_t>(update.origin[a]));
+  w.push_back(update.version);
+  return w;
+}
+
+// wire_violation()
+//
+// The oracle of R14/R15, read from the table in docs/rebase.md rather than from the decoder: the first
+// rule `bytes` breaks as a message of `kind` with `axes` axes in a world of cell size `cell_size`
+// (its reason), or nullopt and `words` the payload's fields. Fields are copied out with memcpy and
+// byte-swapped on a big-endian host; offsets are judged on their bits (exponent all ones: not finite;
+// sign bit: negative or -0.0) and then compared with the cell size.
+[[nodiscard]] inline std::optional<std::string> wire_violation(std::span<const std::uint8_t> bytes, WireKind kind,
+                                                               std::size_t axes, std::int64_t cell_size,
+                                                               std::vector<std::uint64_t>& words) {
+  words.clear();
+  const std::size_t fields = kind == WireKind::kPosition ? 2 * axes : kind == WireKind::kPlan ? 2 * axes + 1 : axes + 1;
+  if (bytes.size() < 8) return std::string("shorter than a header");
+  if (std::string_view(reinterpret_cast<const char*>(bytes.data()), 4) != "LWCR") return std::string("magic");
+  if (bytes[4] != 1) return std::string("format version");
+  if (bytes[5] != static_cast<std::uint8_t>(kind)) return std::string("kind");
+  if (bytes[6] != axes) return std::string("axes");
+  if (bytes[7] != 0) return std::string("reserved byte");
+  if (bytes.size() != 8 + 8 * fields) return std::string("length");
+  for (std::size_t i = 0; i < fields; ++i) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, bytes.data() + 8 + 8 * i, sizeof v);
+    if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap64(v);
+    words.push_back(v);
+  }
+  if (kind == WireKind::kPosition) {
+    for (std::size_t a = 0; a < axes; ++a) {
+      const std::uint64_t bits = words[axes + a];
+      if (((bits >> 52) & 0x7ff) == 0x7ff) return absl::StrCat("offset ", a, " not finite");
+      if ((bits >> 63) != 0) return absl::StrCat("offset ", a, " negative or -0.0");
+      if (!(std::bit_cast<double>(bits) < static_cast<double>(cell_size))) return absl::StrCat("offset ", a, " >= size");
+    }
+  }
+  return std::nullopt;
+}
+
+// check_wire_decode()
+//
+// R15: a decoder's answer on `bytes` (`got`, and when it is OK `got_words`, the decoded value's
+// wire_words) is an error with a non-empty reason exactly when wire_violation finds a rule broken
+// (Unimplemented for another format version, InvalidArgument otherwise); R14: when the bytes are well
+// formed, the value is the one they encode, field for field and bit for bit, and `reencoded` (the
+// encoder's answer on that value) is `bytes` exactly: one encoding per value, and a round trip.
+[[nodiscard]] inline absl::Status check_wire_decode(std::span<const std::uint8_t> bytes, WireKind kind, std::size_t axes,
+                                                    std::int64_t cell_size, const absl::Status& got,
+                                                    std::span<const std::uint64_t> got_words,
+                                                    const absl::StatusOr<std::vector<std::uint8_t>>& reencoded) {
+  std::vector<std::uint64_t> words;
+  const std::optional<std::string> broken = wire_violation(bytes, kind, axes, cell_size, words);
+  if (broken.has_value()) {
+    const absl::StatusCode want =
+        *broken == "format version" ? absl::StatusCode::kUnimplemented : absl::StatusCode::kInvalidArgument;
+    if (got.code() == want && !got.message().empty()) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("R15 malformed input: ", bytes.size(), " bytes break the rule \"",
+                                                   *broken, "\" and must be ", absl::StatusCodeToString(want),
+                                                   " with a reason, got ", internal::status_text(got)));
+  }
+  if (!got.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("R15 malformed input: a well-formed ", bytes.size(),
+                                                   "-byte message was refused: ", internal::status_text(got)));
+  }
+  if (!std::equal(words.begin(), words.end(), got_words.begin(), got_words.end())) {
+    return absl::InvalidArgumentError("R14 wire format: the decoded value is not the one the bytes encode");
+  }
+  if (!reencoded.ok() || !std::equal(reencoded->begin(), reencoded->end(), bytes.begin(), bytes.end())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "R14 wire format: re-encoding the decoded value does not give the same bytes: ",
+        reencoded.ok() ? absl::StrCat(reencoded->size(), " other bytes") : internal::status_text(reencoded.status())));
+  }
+  return absl::OkStatus();
+}
+
+// R17 -----------------------------------------------------------------------------------------------
+
+// oriented_error_bound()
+//
+// R17's bound for a view of `spec` in N dimensions: 2^(k - 24) + 2^(k - 50), k = floor(log2(N * B / d)) + 1,
+// found by exact integer comparison (written apart from the library's loop).
+[[nodiscard]] inline double oriented_error_bound(const RenderSpec& spec, std::size_t axes) {
+  const absl::int128 nb = absl::int128(spec.bubble_units) * static_cast<std::int64_t>(axes);
+  for (int k = -30; k < 100; ++k) {
+    const bool above = k >= 0 ? (absl::int128(spec.units_per_render_unit) << k) > nb
+                              : absl::int128(spec.units_per_render_unit) > (nb << -k);
+    if (above) return std::ldexp(1.0, k - 24) + std::ldexp(1.0, k - 50);
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+// check_oriented_render()
+//
+// R17 for one conversion of `p` by a view with `origin`, rotated by `r`: OutOfRange exactly when the
+// unrotated conversion is (R5); otherwise InvalidArgument exactly when p is not normalised (R1), and
+// else every coordinate within oriented_error_bound of the exact (R * ((cell - origin) * size + offset))_i / d,
+// judged in exact arithmetic: R's entries are dyadic (m * 2^e with e >= -112, as R17 requires entries
+// 0 or >= 2^-60), so every product is an integer multiple of 2^-(1200 + 112).
+template <std::size_t D>
+[[nodiscard]] absl::Status check_oriented_render(const RenderSpec& spec, const CellIndex<D>& origin,
+                                                 std::uint64_t version, const Rotation<D>& r,
+                                                 const WorldPosition<D>& p, const absl::StatusOr<RenderPoint<D>>& got) {
+  using internal::Wide;
+  const absl::StatusOr<RenderPoint<D>> plain = oracle_render<D>(spec, origin, version, p);
+  if (!plain.ok()) {
+    if (!got.ok() && got.status().code() == plain.status().code()) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("R17 oriented views: ", internal::position(p), " must be ",
+                                                   internal::status_text(plain.status()), ", got ",
+                                                   got.ok() ? std::string("a point") : internal::status_text(got.status())));
+  }
+  if (!got.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("R17 oriented views: ", internal::position(p),
+                                                   " is inside the bubble, got ", internal::status_text(got.status())));
+  }
+  if (got->version != version) return absl::InvalidArgumentError("R17 oriented views: the point is not tagged with the version");
+  constexpr int kShift = 112;
+  const auto d = static_cast<std::uint64_t>(spec.units_per_render_unit);
+  const Wide bound = Wide::scaled(oriented_error_bound(spec, D)).shl(kShift) * d;
+  for (std::size_t i = 0; i < D; ++i) {
+    Wide exact = Wide::of(0);
+    for (std::size_t j = 0; j < D; ++j) {
+      const double rij = r.rows[i][j];
+      if (rij == 0) continue;
+      std::uint64_t m = 0;
+      int e = 0;
+      fp::decode(rij, m, e);
+      if (e + kShift < 0) return absl::InvalidArgumentError("R17 oriented views: a rotation entry below 2^-60");
+      const Wide term = (internal::exact_axis(p.cell[j], p.offset[j], origin[j], spec.cell_size) * m).shl(e + kShift);
+      exact = fp::sign_bit(rij) ? exact - term : exact + term;
+    }
+    const Wide y = Wide::scaled(static_cast<double>(got->at[i])).shl(kShift) * d;
+    const Wide diff = y - exact;
+    if (compare(diff, bound) > 0 || compare(-diff, bound) > 0) {
+      return absl::InvalidArgumentError(absl::StrCat("R17 oriented views: axis ", i, " of ", internal::position(p),
+                                                     " rotated is off by more than ", internal::hex(oriented_error_bound(spec, D)),
+                                                     " render units: got ", internal::hex(static_cast<double>(got->at[i]))));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace lwc::contracts

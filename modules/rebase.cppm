@@ -5,17 +5,23 @@
 // inside it, and render coordinates are derived from them, per view, relative to an origin cell that
 // changes only by a versioned, barrier-guarded commit. Late asynchronous results are placed from their
 // world anchor, never from a local position computed under an older origin.
-// Spec: docs/rebase.md (clauses R1-R11). Checkers and model: lwc.contracts.rebase.
+// Every render point, late ticket and plan is stamped with the identity of the view that made it and is
+// refused by any other view (R12); a commit is accepted only outside the engine's simulation step (R13).
+// The value types live in the partition :spec, the wire format (R14, R15) in :wire.
+// Spec: docs/rebase.md (clauses R1-R15). Checkers and model: lwc.contracts.rebase.
 #ifndef LWC_HEADER_BUILD
 module;
 #endif
 #include "lwc/config.h"
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
+#include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <ostream>
@@ -25,6 +31,8 @@ module;
 #include <utility>
 #include <vector>
 
+#include "absl/container/btree_map.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
@@ -39,59 +47,17 @@ export module lwc.rebase;
 
 // The API speaks in ChunkSize (WorldGrid::create): importing lwc.rebase is enough to use it.
 export import lwc.decompose;
+// The vocabulary (positions, render points, plans, tickets, view ids) and the wire format.
+export import :spec;
+export import :wire;
 #else
 #include "lwc/decompose.h"
+#include "lwc/rebase/spec.h"
+#include "lwc/rebase/wire.h"
 #endif
 
 // The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
 LWC_EXACT_FP_BEGIN
-
-LWC_EXPORT namespace lwc {
-
-// CellIndex
-//
-// The integer cell of a position, one int64 per axis (2D or 3D).
-template <std::size_t D>
-using CellIndex = std::array<std::int64_t, D>;
-
-// WorldPosition
-//
-// The authoritative position of an entity: `cell` plus `offset` world units inside it.
-// Invariant (R1), established by WorldGrid::normalize and checked by every consumer: each offset is
-// finite and 0 <= offset < cell size. Nothing in this module ever writes a WorldPosition it was given (R2).
-template <std::size_t D>
-  requires(D == 2 || D == 3)
-struct WorldPosition {
-  CellIndex<D> cell{};
-  std::array<double, D> offset{};
-
-  friend constexpr bool operator==(const WorldPosition&, const WorldPosition&) noexcept = default;
-};
-using WorldPosition2 = WorldPosition<2>;
-using WorldPosition3 = WorldPosition<3>;
-
-// FixedPoint
-//
-// An integer world point in world units (e.g. int64 centimetres, as in the late-chunk floating-origin
-// example). Converts exactly to a WorldPosition and back (R1).
-template <std::size_t D>
-  requires(D == 2 || D == 3)
-struct FixedPoint {
-  std::array<std::int64_t, D> units{};
-
-  friend constexpr bool operator==(const FixedPoint&, const FixedPoint&) noexcept = default;
-};
-
-template <std::size_t D>
-std::ostream& operator<<(std::ostream& os, const WorldPosition<D>& p) {
-  os << "{cell (";
-  for (std::size_t a = 0; a < D; ++a) os << (a ? ", " : "") << p.cell[a];
-  os << ") + (" << std::hexfloat;
-  for (std::size_t a = 0; a < D; ++a) os << (a ? ", " : "") << p.offset[a];
-  return os << std::defaultfloat << ")}";
-}
-
-}  // namespace lwc
 
 namespace lwc::internal {
 
@@ -261,6 +227,24 @@ inline bool near_float_midpoint(double q) {
   return low >= kHalf - 4 && low <= kHalf + 4;
 }
 
+// One axis of the world difference in render units as a double, for oriented views (R17): false outside
+// the bubble, else fl(fl(W + f) / d), within 3 * 2^-53 relative of the exact value.
+inline bool render_axis_double(std::int64_t cell, double offset, std::int64_t origin, std::int64_t size,
+                               std::int64_t d, std::int64_t bubble, double& out) {
+  const auto whole = static_cast<std::int64_t>(offset);
+  const double frac = whole == 0 ? offset : offset - static_cast<double>(whole);
+  std::int64_t delta = 0;
+  std::int64_t w = 0;
+  if (__builtin_sub_overflow(cell, origin, &delta) || __builtin_mul_overflow(delta, size, &w) ||
+      __builtin_add_overflow(w, whole, &w)) {
+    return false;
+  }
+  if (w > bubble || (w == bubble && !fp::is_zero(frac)) || w < -bubble) return false;
+  const double hi = static_cast<double>(w) + frac;
+  out = d == 1 ? hi : hi / static_cast<double>(d);
+  return true;
+}
+
 // One axis of a render conversion: false when the point is outside the bubble, else `out` is the float
 // nearest to ((cell - origin) * size + offset) / d (R4). Requires 0 <= offset < size.
 //
@@ -295,6 +279,22 @@ inline bool render_axis(std::int64_t cell, double offset, std::int64_t origin, s
   }
   out = round_exact_to_float(w, frac, d);
   return true;
+}
+
+// The last view id issued in this process (R12); 0 before the first. Never decremented, never wraps.
+inline std::atomic<std::uint64_t>& view_id_counter() {
+  static std::atomic<std::uint64_t> last{0};
+  return last;
+}
+
+// The next view id, or 0 once 2^64 - 1 ids have been issued (the counter stays at its end: no reuse).
+inline std::uint64_t issue_view_id() {
+  std::atomic<std::uint64_t>& last = view_id_counter();
+  std::uint64_t seen = last.load(std::memory_order_relaxed);
+  while (seen != std::numeric_limits<std::uint64_t>::max()) {
+    if (last.compare_exchange_weak(seen, seen + 1, std::memory_order_relaxed)) return seen + 1;
+  }
+  return 0;
 }
 
 }  // namespace lwc::internal
@@ -420,7 +420,7 @@ class WorldGrid {
 struct ViewConfig {
   // Rebase when the observer's cell is at least this many cells from the origin on some axis. >= 1.
   std::int64_t threshold_cells = 2;
-  // Every cell within this Chebyshev distance of the new origin must be loaded. In [0, 16].
+  // Every cell within this Chebyshev distance of the new origin must be loaded. In [0, 64].
   std::int64_t barrier_radius = 1;
   // World units per render unit (100 for centimetres rendered in metres). In [1, 2^20].
   std::int64_t units_per_render_unit = 1;
@@ -429,69 +429,13 @@ struct ViewConfig {
   std::int64_t bubble_units = std::int64_t{1} << 24;
 };
 
-// RenderPoint
-//
-// Render coordinates (render units, relative to the view's origin) and the origin version they were
-// computed under. Never mix points of different versions (R3).
-template <std::size_t D>
-  requires(D == 2 || D == 3)
-struct RenderPoint {
-  std::array<float, D> at{};
-  std::uint64_t version = 0;
-
-  friend constexpr bool operator==(const RenderPoint&, const RenderPoint&) noexcept = default;
-};
-
-// RebasePlan
-//
-// A rebase decided by OriginCoordinator::plan: move the origin from `from` to `target`, valid only while
-// the view is still at `expected_version` (R8).
-template <std::size_t D>
-  requires(D == 2 || D == 3)
-struct RebasePlan {
-  CellIndex<D> from{};
-  CellIndex<D> target{};
-  std::uint64_t expected_version = 0;
-
-  friend constexpr bool operator==(const RebasePlan&, const RebasePlan&) noexcept = default;
-};
-
-// Rebased
-//
-// The outcome of a successful commit: the new origin and its version.
-template <std::size_t D>
-  requires(D == 2 || D == 3)
-struct Rebased {
-  CellIndex<D> origin{};
-  std::uint64_t version = 0;
-
-  friend constexpr bool operator==(const Rebased&, const Rebased&) noexcept = default;
-};
-
-// LatePlacement
-//
-// What a late asynchronous result holds (the late-chunk floating-origin example): kRelocatable data is placed
-// only through its world anchor and may be committed under any later origin; kBakedLocal data has coordinates
-// baked into the render frame of the version it started under, and is stale after any rebase.
-enum class LatePlacement { kRelocatable, kBakedLocal };
-
-// LateResult
-//
-// The ticket of an asynchronous build: its world anchor, the origin version it started under, and its
-// placement kind. Made by OriginCoordinator::start_late, committed by place_late.
-template <std::size_t D>
-  requires(D == 2 || D == 3)
-struct LateResult {
-  WorldPosition<D> anchor;
-  std::uint64_t started_version = 0;
-  LatePlacement placement = LatePlacement::kRelocatable;
-};
-
 // OriginCoordinator
 //
 // The floating origin of one view. It owns the origin cell, its version and the set of loaded cells; it
 // never owns or writes an authoritative position (R2), so any number of coordinators (split screen,
-// several cameras) share one world.
+// several cameras) share one world. Each has its own ViewId (R12): what one view hands out, another
+// refuses. A copy is the same view (a snapshot with the same id, to restore), not a second one.
+// The engine brackets its simulation step with begin_step() / end_step(); commit is refused inside (R13).
 //
 // Example:
 //   absl::StatusOr<std::optional<lwc::RebasePlan<2>>> plan = view.plan(observer);
@@ -504,15 +448,17 @@ template <std::size_t D>
   requires(D == 2 || D == 3)
 class OriginCoordinator {
  public:
-  static constexpr std::int64_t kMaxBarrierRadius = 16;
+  static constexpr std::int64_t kMaxBarrierRadius = 64;
   static constexpr std::int64_t kMaxUnitsPerRenderUnit = std::int64_t{1} << 20;
   static constexpr std::int64_t kMaxBubbleUnits = std::int64_t{1} << 44;
 
   // create()
   //
   // A view of `grid` with origin `origin` at version `version` (restoring a saved view; a new one starts
-  // at the zero cell and version 0), and no cell loaded. InvalidArgument when a ViewConfig field is
-  // outside its documented range.
+  // at the zero cell and version 0), no cell loaded, outside a simulation step, with a fresh ViewId
+  // (R12; a restored view gets a new id too: ids are process-local). InvalidArgument when a ViewConfig
+  // field is outside its documented range; ResourceExhausted once 2^64 - 1 views have been created in
+  // this process (ids are never reused).
   [[nodiscard]] static absl::StatusOr<OriginCoordinator> create(WorldGrid grid, ViewConfig config,
                                                                 CellIndex<D> origin = {},
                                                                 std::uint64_t version = 0) {
@@ -521,7 +467,7 @@ class OriginCoordinator {
     };
     if (config.threshold_cells < 1) return bad("threshold_cells", config.threshold_cells, "[1, inf)");
     if (config.barrier_radius < 0 || config.barrier_radius > kMaxBarrierRadius) {
-      return bad("barrier_radius", config.barrier_radius, "[0, 16]");
+      return bad("barrier_radius", config.barrier_radius, "[0, 64]");
     }
     if (config.units_per_render_unit < 1 || config.units_per_render_unit > kMaxUnitsPerRenderUnit) {
       return bad("units_per_render_unit", config.units_per_render_unit, "[1, 2^20]");
@@ -529,13 +475,38 @@ class OriginCoordinator {
     if (config.bubble_units < 1 || config.bubble_units > kMaxBubbleUnits) {
       return bad("bubble_units", config.bubble_units, "[1, 2^44]");
     }
-    return OriginCoordinator(grid, config, origin, version);
+    const std::uint64_t id = internal::issue_view_id();
+    if (id == 0) return absl::ResourceExhaustedError("view config: every view id of this process is used (R12)");
+    return OriginCoordinator(grid, config, origin, version, ViewId{id});
   }
 
   [[nodiscard]] const WorldGrid& grid() const noexcept { return grid_; }
   [[nodiscard]] const ViewConfig& config() const noexcept { return config_; }
   [[nodiscard]] const CellIndex<D>& origin() const noexcept { return origin_; }
   [[nodiscard]] std::uint64_t version() const noexcept { return version_; }
+  // id(): the identity stamped into this view's render points, late tickets and plans (R12).
+  [[nodiscard]] ViewId id() const noexcept { return id_; }
+
+  // Safe phase (R13) ----------------------------------------------------------------------------------
+
+  // begin_step(), end_step(), in_step()
+  //
+  // The engine declares its simulation step (physics, gameplay that reads render-frame positions):
+  // between begin_step() and end_step() commit() is refused with Unavailable and changes nothing, so
+  // the origin moves only between steps, where no body is half integrated in the old frame.
+  // FailedPrecondition for begin_step() inside a step or end_step() outside one (nothing changes).
+  // Everything else (plan, conversions, late results, loads) is allowed in a step.
+  [[nodiscard]] absl::Status begin_step() {
+    if (in_step_) return absl::FailedPreconditionError("begin_step: already inside a simulation step (R13)");
+    in_step_ = true;
+    return absl::OkStatus();
+  }
+  [[nodiscard]] absl::Status end_step() {
+    if (!in_step_) return absl::FailedPreconditionError("end_step: not inside a simulation step (R13)");
+    in_step_ = false;
+    return absl::OkStatus();
+  }
+  [[nodiscard]] bool in_step() const noexcept { return in_step_; }
 
   // render_error_bound()
   //
@@ -551,13 +522,98 @@ class OriginCoordinator {
     return std::ldexp(1.0, k - std::numeric_limits<float>::digits);
   }
 
+  // Oriented views (R17) ------------------------------------------------------------------------------
+
+  // rotation_status()
+  //
+  // OK iff `r` is a rotation this view accepts (R17): finite entries of magnitude <= 1, each 0 or at
+  // least 2^-60 in magnitude (smaller ones: write 0), rows of unit length and pairwise orthogonal within
+  // 2^-20, determinant positive. InvalidArgument naming what is wrong.
+  [[nodiscard]] static absl::Status rotation_status(const Rotation<D>& r) {
+    for (std::size_t i = 0; i < D; ++i) {
+      for (std::size_t j = 0; j < D; ++j) {
+        const double v = r.rows[i][j];
+        if (!fp::is_finite(v) || std::fabs(v) > 1 || (v != 0 && std::fabs(v) < 0x1p-60)) {
+          return absl::InvalidArgumentError(absl::StrFormat(
+              "rotation: entry (%d, %d) = %a is not finite, not in [-1, 1], or nonzero below 2^-60 (R17)", i, j, v));
+        }
+      }
+    }
+    for (std::size_t i = 0; i < D; ++i) {
+      for (std::size_t k = i; k < D; ++k) {
+        double dot = 0;
+        for (std::size_t j = 0; j < D; ++j) dot += r.rows[i][j] * r.rows[k][j];
+        if (std::fabs(dot - (i == k ? 1.0 : 0.0)) > 0x1p-20) {
+          return absl::InvalidArgumentError(
+              absl::StrFormat("rotation: rows %d and %d have dot product %a, not orthonormal (R17)", i, k, dot));
+        }
+      }
+    }
+    double det = 0;
+    if constexpr (D == 2) {
+      det = r.rows[0][0] * r.rows[1][1] - r.rows[0][1] * r.rows[1][0];
+    } else {
+      const auto& m = r.rows;
+      det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+            m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    }
+    if (!(det > 0)) return absl::InvalidArgumentError("rotation: the determinant is not positive (a reflection) (R17)");
+    return absl::OkStatus();
+  }
+
+  // to_render_oriented()
+  //
+  // The render coordinates of `p` in a view whose frame is rotated by `r` (R17): on each axis within
+  // oriented_error_bound() of the exact (R * ((cell - origin) * size + offset))_i / units_per_render_unit
+  // (no longer the nearest float: R's products are rounded). Tagged with the version and view. Errors:
+  // InvalidArgument for a position that is not normalised or a rotation rotation_status() refuses;
+  // OutOfRange when the unrotated point is outside the bubble on some axis (R5's test, unchanged).
+  [[nodiscard]] absl::StatusOr<RenderPoint<D>> to_render_oriented(const WorldPosition<D>& p, const Rotation<D>& r) const {
+    if (absl::Status s = grid_.validate(p); !s.ok()) return s;
+    if (absl::Status s = rotation_status(r); !s.ok()) return s;
+    std::array<double, D> x{};
+    for (std::size_t a = 0; a < D; ++a) {
+      if (!internal::render_axis_double(p.cell[a], p.offset[a], origin_[a], grid_.cell_size().value(),
+                                        config_.units_per_render_unit, config_.bubble_units, x[a])) {
+        return absl::OutOfRangeError(absl::StrCat("to_render_oriented: position in cell ", internal::describe_cell(p.cell),
+                                                  " is outside the render bubble (R5, R17)"));
+      }
+    }
+    RenderPoint<D> out;
+    out.version = version_;
+    out.view = id_;
+    for (std::size_t i = 0; i < D; ++i) {
+      double y = r.rows[i][D - 1] * x[D - 1];
+      for (std::size_t j = D - 1; j > 0; --j) y = std::fma(r.rows[i][j - 1], x[j - 1], y);
+      out.at[i] = static_cast<float>(y);
+    }
+    return out;
+  }
+
+  // oriented_error_bound()
+  //
+  // R17's bound in render units: 2^(k - 24) + 2^(k - 50) with k = floor(log2(N * bubble / d)) + 1.
+  [[nodiscard]] double oriented_error_bound() const {
+    // k: the least integer with N * bubble < 2^k * d, from the integers.
+    const auto d = absl::uint128(static_cast<std::uint64_t>(config_.units_per_render_unit));
+    const absl::uint128 nb = absl::uint128(static_cast<std::uint64_t>(config_.bubble_units)) * D;
+    int k = -21;
+    while (k >= 0 ? (d << k) <= nb : d <= (nb << -k)) ++k;
+    return std::ldexp(1.0, k - 24) + std::ldexp(1.0, k - 50);
+  }
+
   // Loaded cells --------------------------------------------------------------------------------------
 
   // load(), unload(), is_loaded(), loaded_count()
   //
   // The streaming system reports cells here. Loading a loaded cell or unloading an absent one is a no-op.
-  void load(const CellIndex<D>& cell) { loaded_.insert(cell); }
-  void unload(const CellIndex<D>& cell) { loaded_.erase(cell); }
+  // Each keeps the rows' runs (R16) in O(log runs of the cell's row).
+  void load(const CellIndex<D>& cell) {
+    if (loaded_.insert(cell).second) add_to_runs(cell);
+  }
+  void unload(const CellIndex<D>& cell) {
+    if (loaded_.erase(cell) != 0) remove_from_runs(cell);
+  }
   [[nodiscard]] bool is_loaded(const CellIndex<D>& cell) const { return loaded_.contains(cell); }
   [[nodiscard]] std::size_t loaded_count() const noexcept { return loaded_.size(); }
 
@@ -568,6 +624,41 @@ class OriginCoordinator {
     std::vector<CellIndex<D>> cells(loaded_.begin(), loaded_.end());
     std::sort(cells.begin(), cells.end());
     return cells;
+  }
+
+  // validate_runs()
+  //
+  // R16's invariant, kept as API (Box2D's validators): the runs of every row are exactly the maximal
+  // runs of consecutive loaded cells along the last axis, disjoint, not touching, none empty. O(loaded
+  // cells). InvalidArgument naming the first discrepancy.
+  [[nodiscard]] absl::Status validate_runs() const {
+    std::size_t covered = 0;
+    for (const auto& [row, runs] : runs_) {
+      if (runs.empty()) return absl::InvalidArgumentError("R16 barrier runs: a row with no run is kept");
+      bool first = true;
+      std::int64_t previous_end = 0;
+      for (const auto& [start, end] : runs) {
+        if (end < start) return absl::InvalidArgumentError("R16 barrier runs: a run ends before it starts");
+        // Maximal: two runs of a row never touch (start - previous_end >= 2, in int128).
+        if (!first && absl::int128(start) - previous_end < 2) {
+          return absl::InvalidArgumentError("R16 barrier runs: two runs of a row touch or overlap");
+        }
+        for (absl::int128 x = start; x <= end; ++x) {
+          if (!loaded_.contains(cell_of_row(row, static_cast<std::int64_t>(x)))) {
+            return absl::InvalidArgumentError(
+                absl::StrCat("R16 barrier runs: a run covers ", static_cast<std::int64_t>(x), ", which is not loaded"));
+          }
+          ++covered;
+        }
+        first = false;
+        previous_end = end;
+      }
+    }
+    if (covered != loaded_.size()) {
+      return absl::InvalidArgumentError(absl::StrCat("R16 barrier runs: the runs cover ", covered, " cells, ",
+                                                     loaded_.size(), " are loaded"));
+    }
+    return absl::OkStatus();
   }
 
   // missing_cells()
@@ -600,18 +691,25 @@ class OriginCoordinator {
     }
     if (!far) return std::optional<RebasePlan<D>>();
     if (absl::Status s = barrier_status(observer.cell, "plan"); !s.ok()) return s;
-    return std::optional<RebasePlan<D>>(RebasePlan<D>{origin_, observer.cell, version_});
+    return std::optional<RebasePlan<D>>(RebasePlan<D>{origin_, observer.cell, version_, id_});
   }
 
   // commit()
   //
   // Moves the origin to plan.target and increments the version, atomically. Errors, each leaving the
-  // origin and version exactly as they were (R7): Aborted when the plan is stale, i.e. the view's version
+  // origin and version exactly as they were (R7), in this order: InvalidArgument when the plan was made
+  // by another view (plan.view is not id(), R12); Unavailable inside a simulation step (retry after
+  // end_step(), R13); Aborted when the plan is stale, i.e. the view's version
   // is no longer plan.expected_version (a replayed plan, or one overtaken by another commit) (R8);
   // InvalidArgument when the plan's `from` is not this view's origin (a plan made by another view);
   // FailedPrecondition when the barrier around the target no longer holds: a cell unloaded between plan
   // and commit is caught here (R6); OutOfRange when the version counter is exhausted.
   [[nodiscard]] absl::StatusOr<Rebased<D>> commit(const RebasePlan<D>& plan) {
+    if (plan.view != id_) return foreign("commit: plan", plan.view);
+    if (in_step_) {
+      return absl::UnavailableError(absl::StrCat("rebase blocked: commit inside a simulation step of view ", id_.value,
+                                                 "; commit after end_step() (R13)"));
+    }
     if (plan.expected_version != version_) {
       return absl::AbortedError(absl::StrCat("rebase blocked: stale plan for version ", plan.expected_version,
                                              ", the view is at version ", version_, " (R8)"));
@@ -642,6 +740,7 @@ class OriginCoordinator {
     if (absl::Status s = grid_.validate(p); !s.ok()) return s;
     RenderPoint<D> out;
     out.version = version_;
+    out.view = id_;
     for (std::size_t a = 0; a < D; ++a) {
       if (!render_one(p, a, out.at[a])) {
         return absl::OutOfRangeError(absl::StrCat("to_render: position in cell ", internal::describe_cell(p.cell),
@@ -687,10 +786,12 @@ class OriginCoordinator {
   // The world position of render coordinates computed at this view's current version: per axis the
   // normalisation of origin cell + y * units_per_render_unit (y * d is exact for a float y and
   // d <= 2^20), so exact whenever that position is representable, and then
-  // to_render(from_render(y)) == y for y inside the bubble (R11). Errors: FailedPrecondition when
+  // to_render(from_render(y)) == y for y inside the bubble (R11). Errors: InvalidArgument when y was
+  // computed by another view (R12, checked first); FailedPrecondition when
   // y.version is not the current version (the origin it refers to is gone); InvalidArgument for a NaN or
   // infinite coordinate; OutOfRange when the cell is outside int64.
   [[nodiscard]] absl::StatusOr<WorldPosition<D>> from_render(const RenderPoint<D>& y) const {
+    if (y.view != id_) return foreign("from_render: render point", y.view);
     if (y.version != version_) {
       return absl::FailedPreconditionError(absl::StrCat("from_render: render point of version ", y.version,
                                                         ", the view is at version ", version_, " (R11)"));
@@ -708,17 +809,19 @@ class OriginCoordinator {
   //
   // The ticket for an asynchronous build anchored at `anchor`, started now (under the current version).
   [[nodiscard]] LateResult<D> start_late(const WorldPosition<D>& anchor, LatePlacement placement) const {
-    return LateResult<D>{anchor, version_, placement};
+    return LateResult<D>{anchor, version_, placement, id_};
   }
 
   // place_late()
   //
   // Where a finished build goes now. A relocatable result is converted from its anchor at the current
   // origin: after any number of rebases, exactly to_render(anchor) (R9). A baked result is accepted only
-  // under the version it started in. Errors: Aborted for a baked result whose version is stale (rebuild
+  // under the version it started in. Errors: InvalidArgument for a ticket of another view (R12, checked
+  // first); Aborted for a baked result whose version is stale (rebuild
   // it); InvalidArgument for a ticket from a version this view has not reached, or an anchor not
   // normalised; OutOfRange when the anchor is outside the bubble.
   [[nodiscard]] absl::StatusOr<RenderPoint<D>> place_late(const LateResult<D>& result) const {
+    if (result.view != id_) return foreign("place_late: result", result.view);
     if (result.started_version > version_) {
       return absl::InvalidArgumentError(absl::StrCat("place_late: result started at version ", result.started_version,
                                                      ", after this view's version ", version_));
@@ -731,8 +834,14 @@ class OriginCoordinator {
   }
 
  private:
-  OriginCoordinator(WorldGrid grid, ViewConfig config, CellIndex<D> origin, std::uint64_t version)
-      : grid_(grid), config_(config), origin_(origin), version_(version) {}
+  OriginCoordinator(WorldGrid grid, ViewConfig config, CellIndex<D> origin, std::uint64_t version, ViewId id)
+      : grid_(grid), config_(config), origin_(origin), version_(version), id_(id) {}
+
+  // The R12 refusal: `what` was stamped by view `other`, not this one.
+  [[nodiscard]] absl::Status foreign(absl::string_view what, ViewId other) const {
+    return absl::InvalidArgumentError(absl::StrCat(what, " of view ", other.value, " given to view ", id_.value,
+                                                   ": views are never mixed (R12)"));
+  }
 
   [[nodiscard]] bool render_one(const WorldPosition<D>& p, std::size_t a, float& out) const {
     return internal::render_axis(p.cell[a], p.offset[a], origin_[a], grid_.cell_size().value(),
@@ -764,14 +873,127 @@ class OriginCoordinator {
     }
   }
 
+  // A row: every coordinate but the last (the axis runs go along). Rows are visited in lexicographic
+  // order and each row along its axis, so cells come in the lexicographic order of missing_cells.
+  using Row = std::array<std::int64_t, D - 1>;
+  using Runs = absl::btree_map<std::int64_t, std::int64_t>;  // start -> end, inclusive
+
+  static Row row_of(const CellIndex<D>& c) {
+    Row r;
+    for (std::size_t a = 0; a + 1 < D; ++a) r[a] = c[a];
+    return r;
+  }
+  static CellIndex<D> cell_of_row(const Row& r, std::int64_t x) {
+    CellIndex<D> c;
+    for (std::size_t a = 0; a + 1 < D; ++a) c[a] = r[a];
+    c[D - 1] = x;
+    return c;
+  }
+
+  // Adds the newly loaded cell to its row's runs, merging with the runs that end just before it or
+  // start just after it (x - 1 and x + 1 computed only where they exist).
+  void add_to_runs(const CellIndex<D>& cell) {
+    Runs& runs = runs_[row_of(cell)];
+    const std::int64_t x = cell[D - 1];
+    std::int64_t start = x;
+    std::int64_t end = x;
+    // Read both neighbours before erasing anything: a btree erase invalidates every iterator.
+    const auto next = runs.upper_bound(x);  // the first run starting after x
+    const bool joins_next = next != runs.end() && x != internal::kMaxCell && next->first == x + 1;
+    if (joins_next) end = next->second;
+    bool joins_before = false;
+    if (next != runs.begin()) {
+      const auto before = std::prev(next);
+      // Invariant: x is not loaded, so no run contains it: before->second < x, hence x > INT64_MIN here.
+      joins_before = before->second == x - 1;
+      if (joins_before) start = before->first;
+    }
+    if (joins_next) runs.erase(x + 1);
+    if (joins_before) {
+      runs[start] = end;  // the run before keeps its key and now ends at `end`
+    } else {
+      runs[x] = end;
+    }
+  }
+
+  // Removes the newly unloaded cell from the run that contains it, splitting it in two.
+  void remove_from_runs(const CellIndex<D>& cell) {
+    const auto row = runs_.find(row_of(cell));
+    LWC_CHECK(row != runs_.end(), "an unloaded cell's row has no run");
+    Runs& runs = row->second;
+    const std::int64_t x = cell[D - 1];
+    auto it = runs.upper_bound(x);
+    LWC_CHECK(it != runs.begin(), "an unloaded cell is in no run");
+    --it;
+    const std::int64_t start = it->first;
+    const std::int64_t end = it->second;
+    LWC_CHECK(start <= x && x <= end, "an unloaded cell is in no run");
+    runs.erase(it);
+    if (start < x) runs[start] = x - 1;
+    if (x < end) runs[x + 1] = end;
+    if (runs.empty()) runs_.erase(row);
+  }
+
+  // R6 at plan and commit, R16's cost: for each of the barrier's rows (the odometer over every axis
+  // but the last, clipped to int64), one lookup of the run containing the row's first cell. A row is
+  // whole iff that run reaches its last cell. Only a failing row walks its runs, to count and list
+  // the missing cells.
   [[nodiscard]] absl::Status barrier_status(const CellIndex<D>& target, absl::string_view stage) const {
+    CellIndex<D> lo;
+    CellIndex<D> hi;
+    for (std::size_t a = 0; a < D; ++a) {
+      lo[a] = static_cast<std::int64_t>(std::max<absl::int128>(absl::int128(target[a]) - config_.barrier_radius,
+                                                               internal::kMinCell));
+      hi[a] = static_cast<std::int64_t>(std::min<absl::int128>(absl::int128(target[a]) + config_.barrier_radius,
+                                                               internal::kMaxCell));
+    }
     std::size_t count = 0;
     std::string listed;
-    for_each_barrier_cell(target, [&](const CellIndex<D>& c) {
-      if (loaded_.contains(c)) return;
+    const auto note = [&](const CellIndex<D>& c) {
       if (count < 9) absl::StrAppend(&listed, count ? ", " : "", internal::describe_cell(c));
       ++count;
-    });
+    };
+    const std::int64_t first = lo[D - 1];
+    const std::int64_t last = hi[D - 1];
+    Row row;
+    for (std::size_t a = 0; a + 1 < D; ++a) row[a] = lo[a];
+    while (true) {
+      const auto found = runs_.find(row);
+      const Runs* runs = found == runs_.end() ? nullptr : &found->second;
+      auto it = runs == nullptr ? Runs::const_iterator() : runs->upper_bound(first);
+      const bool whole = runs != nullptr && it != runs->begin() && std::prev(it)->first <= first &&
+                         std::prev(it)->second >= last;
+      if (!whole) {
+        // Walk the row: the gaps between its runs inside [first, last] are the missing cells. The
+        // counter never steps past `last`, so nothing overflows at the end of int64.
+        absl::int128 x = first;
+        if (runs != nullptr && it != runs->begin() && std::prev(it)->second >= first) {
+          x = absl::int128(std::prev(it)->second) + 1;
+        }
+        while (x <= last) {
+          const absl::int128 gap_end =
+              runs == nullptr || it == runs->end() || it->first > last ? absl::int128(last) : absl::int128(it->first) - 1;
+          for (; x <= gap_end; ++x) {
+            if (count >= 9) {
+              count += static_cast<std::size_t>(gap_end - x + 1);
+              x = gap_end + 1;
+              break;
+            }
+            note(cell_of_row(row, static_cast<std::int64_t>(x)));
+          }
+          if (runs == nullptr || it == runs->end() || it->first > last) break;
+          x = absl::int128(it->second) + 1;
+          ++it;
+        }
+      }
+      std::size_t a = D - 1;
+      while (a > 0 && row[a - 1] == hi[a - 1]) {
+        row[a - 1] = lo[a - 1];
+        --a;
+      }
+      if (a == 0) break;
+      ++row[a - 1];
+    }
     if (count == 0) return absl::OkStatus();
     if (count > 9) absl::StrAppend(&listed, " and ", count - 9, " more");
     return absl::FailedPreconditionError(absl::StrCat("rebase blocked at ", stage, ": ", count,
@@ -784,7 +1006,12 @@ class OriginCoordinator {
   ViewConfig config_;
   CellIndex<D> origin_;
   std::uint64_t version_;
+  ViewId id_;
+  bool in_step_ = false;
   absl::flat_hash_set<CellIndex<D>> loaded_;
+  // Invariant (R16, validate_runs): for every row, the maximal runs of loaded cells along the last axis;
+  // a row with no loaded cell has no entry.
+  absl::flat_hash_map<Row, Runs> runs_;
 };
 
 }  // namespace lwc

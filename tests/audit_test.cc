@@ -559,6 +559,47 @@ TEST(Records, EveryRebaseEventIsJudgedAgainstTheModel) {  // A3 A4 R1 R3 R4 R5 R
   EXPECT_EQ(violations(a.report), want);
 }
 
+TEST(Records, RebaseViewIdsAndSimulationStepsAreJudged) {  // R12 R13
+  struct Case {
+    std::string line;
+    std::string clause;  // "" for clean
+  };
+  const std::string open =
+      R"("in":{"origin":[0,0],"cell_size":1000,"threshold_cells":2,"barrier_radius":0,"units_per_render_unit":1,"bubble_units":1000000,"view":7})";
+  const std::vector<Case> cases = {
+      {rebase_event("v", 0, "open", open), ""},
+      {rebase_event("v", 1, "to_render", R"("in":{"cell":[0,0],"offset":[1.0,0.0]},"out":{"at":[1.0,0.0],"version":0,"view":7})"), ""},
+      {rebase_event("v", 2, "to_render", R"("in":{"cell":[0,0],"offset":[1.0,0.0]},"out":{"at":[1.0,0.0],"version":0,"view":8})"), "R12"},
+      {rebase_event("v", 3, "load", R"("in":{"cell":[5,0]})"), ""},
+      {rebase_event("v", 4, "plan", R"("in":{"cell":[5,0],"offset":[0.0,0.0]},"out":{"from":[0,0],"target":[5,0],"version":0,"view":8})"), "R12"},
+      {rebase_event("v", 5, "plan", R"("in":{"cell":[5,0],"offset":[0.0,0.0]},"out":{"from":[0,0],"target":[5,0],"version":0})"), ""},
+      {rebase_event("v", 6, "commit", R"("in":{"from":[0,0],"target":[5,0],"version":0,"view":8},"out":{"origin":[5,0],"version":1})"), "R12"},
+      {rebase_event("v", 7, "view", R"("out":{"origin":[0,0],"version":0,"loaded":[[5,0]]})"), ""},
+      {rebase_event("v", 8, "commit", R"("in":{"from":[0,0],"target":[5,0],"version":0,"view":8},"out":{"error":"InvalidArgument"})"), ""},
+      {rebase_event("v", 9, "begin_step", R"("out":{})"), ""},
+      {rebase_event("v", 10, "begin_step", R"("out":{})"), "R13"},  // nested: must be refused
+      {rebase_event("v", 11, "commit", R"("in":{"from":[0,0],"target":[5,0],"version":0},"out":{"origin":[5,0],"version":1})"), "R13"},
+      {rebase_event("v", 12, "view", R"("out":{"origin":[0,0],"version":0,"loaded":[[5,0]]})"), ""},
+      {rebase_event("v", 13, "commit", R"("in":{"from":[0,0],"target":[5,0],"version":0},"out":{"error":"Unavailable"})"), ""},
+      {rebase_event("v", 14, "end_step", R"("out":{})"), ""},
+      {rebase_event("v", 15, "end_step", R"("out":{"error":"FailedPrecondition"})"), ""},
+      {rebase_event("v", 16, "commit", R"("in":{"from":[0,0],"target":[5,0],"version":0},"out":{"origin":[5,0],"version":1})"), ""},
+      {rebase_event("v", 17, "late", R"("in":{"cell":[5,0],"offset":[2.5,0.0],"started_version":1,"placement":"relocatable","view":8},"out":{"at":[2.5,0.0],"version":1})"), "R12"},
+      {rebase_event("v", 18, "late", R"("in":{"cell":[5,0],"offset":[2.5,0.0],"started_version":1,"placement":"relocatable","view":8},"out":{"error":"InvalidArgument"})"), ""},
+      {rebase_event("v", 19, "late", R"("in":{"cell":[5,0],"offset":[2.5,0.0],"started_version":1,"placement":"relocatable"},"out":{"at":[2.5,0.0],"version":1})"), ""},
+      {rebase_event("v", 20, "end"), ""},
+  };
+  std::string text;
+  for (const Case& c : cases) text += c.line + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u) << (a.report.bad_examples.empty() ? "" : a.report.bad_examples[0].reason);
+  std::map<std::uint64_t, std::string> want;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!cases[i].clause.empty()) want[i + 1] = cases[i].clause;
+  }
+  EXPECT_EQ(violations(a.report), want);
+}
+
 // The boxes of a find_pairs record (re-parsed here with simdjson's DOM), and whether two of them only
 // touch: overlap as closed boxes but not as open ones.
 bool has_touching_pair(const std::string& line) {
@@ -888,7 +929,7 @@ TEST(BadInput, RebaseEventsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A3
       R"("in":{"origin":[0,0,0],"cell_size":1000,"threshold_cells":2,"barrier_radius":1,"units_per_render_unit":1,"bubble_units":1000000})";
   const std::vector<BadCase> cases = {
       {rebase_event("a", 0, "open", R"("in":{"origin":[0],"cell_size":1000})"), BadKind::kBadField, "in.origin holds 1 cells, not 2 or 3"},
-      {rebase_event("b", 0, "open", R"("in":{"origin":[0,0],"cell_size":1000,"threshold_cells":2,"barrier_radius":17,"units_per_render_unit":1,"bubble_units":1})"), BadKind::kBadField, "in.barrier_radius = 17 is outside [0, 16]"},
+      {rebase_event("b", 0, "open", R"("in":{"origin":[0,0],"cell_size":1000,"threshold_cells":2,"barrier_radius":65,"units_per_render_unit":1,"bubble_units":1})"), BadKind::kBadField, "in.barrier_radius = 65 is outside [0, 64]"},
       {rebase_event("c", 0, "open", R"("in":{"origin":[0,0],"threshold_cells":2})"), BadKind::kMissingField, "missing field in.cell_size"},
       {rebase_event("d", 0, "plan", R"("in":{"cell":[0,0],"offset":[0.0,0.0]},"out":{"none":true})"), BadKind::kBadField, "first event must be \"open\""},
       {rebase_event("e", 0, "open", open) + "\n" + kGood + "\n" +

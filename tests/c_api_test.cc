@@ -587,7 +587,7 @@ TEST(CApi, F6_OriginCoordinatorPlanCommitAndLateResults) {
   far.offset[0] = kNaN;
   EXPECT_EQ(lwc_origin_coordinator2_to_render(view, &far, &r), LWC_INVALID_ARGUMENT);
   lwc_view_config bad = config;
-  bad.barrier_radius = 17;
+  bad.barrier_radius = 65;
   lwc_origin_coordinator2* refused = nullptr;
   EXPECT_EQ(lwc_origin_coordinator2_create(1024, &bad, origin, 0, &refused), LWC_INVALID_ARGUMENT);
   EXPECT_EQ(refused, nullptr);

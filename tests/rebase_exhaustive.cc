@@ -99,7 +99,8 @@ State initial() {
   config.threshold_cells = kThreshold;
   config.barrier_radius = kRadius;
   absl::StatusOr<OriginCoordinator<2>> view = OriginCoordinator<2>::create(*lwc::WorldGrid::create(*lwc::ChunkSize::create(kCellSize)), config);
-  return State{*std::move(view), OriginModel<2>(kCellSize, kThreshold, kRadius), {}};
+  const lwc::ViewId id = view->id();
+  return State{*std::move(view), OriginModel<2>(kCellSize, kThreshold, kRadius, {}, 0, id), {}};
 }
 
 // Applies `op` to the view and the model and judges every clause: OK, or the first violation.
@@ -133,7 +134,7 @@ absl::Status judged_step(State& s, const Op& op) {
       const RebasePlan<2> plan =
           op.kind == Op::kCommit
               ? s.plans[op.index]
-              : RebasePlan<2>{{s.view.origin()[0] + 1, s.view.origin()[1]}, kObservers[2], s.view.version()};
+              : RebasePlan<2>{{s.view.origin()[0] + 1, s.view.origin()[1]}, kObservers[2], s.view.version(), s.view.id()};
       if (absl::Status c = s.model.check_commit(plan, s.view.commit(plan)); !c.ok()) return c;  // R3, R6, R8
       break;
     }

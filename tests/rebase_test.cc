@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
 #ifdef LWC_HEADER_BUILD  // tests/header_build: the same test, lwc as headers
@@ -206,7 +207,7 @@ TEST(Config, RejectsValuesOutsideTheirRanges) {
   EXPECT_TRUE(WorldGrid::create(*lwc::ChunkSize::create(std::int64_t{1} << 53)).ok());
   EXPECT_EQ(WorldGrid::create(lwc::ChunkSize::of<1024>())->cell_size(), lwc::ChunkSize::of<1024>());
   for (const ViewConfig c : {ViewConfig{.threshold_cells = 0}, ViewConfig{.barrier_radius = -1},
-                             ViewConfig{.barrier_radius = 17}, ViewConfig{.units_per_render_unit = 0},
+                             ViewConfig{.barrier_radius = 65}, ViewConfig{.units_per_render_unit = 0},
                              ViewConfig{.units_per_render_unit = (1 << 20) + 1}, ViewConfig{.bubble_units = 0},
                              ViewConfig{.bubble_units = (std::int64_t{1} << 44) + 1}}) {
     EXPECT_EQ(OriginCoordinator<2>::create(grid(16), c).status().code(), absl::StatusCode::kInvalidArgument);
@@ -267,7 +268,7 @@ TEST(Seed003, FloatShiftDriftsWhereReDerivationDoesNot) {
   float seed_local = v.to_render(object)->at[0];
   for (const CellIndex<2> target : {CellIndex<2>{1, 0}, CellIndex<2>{0, 0}}) {
     v.load(target);
-    const RebasePlan<2> plan{v.origin(), target, v.version()};
+    const RebasePlan<2> plan{v.origin(), target, v.version(), v.id()};
     const float shift = static_cast<float>(target[0] - v.origin()[0]) * 1024.0f;
     ASSERT_TRUE(v.commit(plan).ok());
     seed_local -= shift;
@@ -415,7 +416,7 @@ TEST(RoundTrip, RenderToWorldAndBackAtAKnownVersion) {
   lwc::RenderPoint<2> old = *y;
   old.version = 0;
   EXPECT_EQ(v.from_render(old).status().code(), absl::StatusCode::kFailedPrecondition);
-  const lwc::RenderPoint<2> tiny{{-0x1p-140f, 0.1f}, 1};
+  const lwc::RenderPoint<2> tiny{{-0x1p-140f, 0.1f}, 1, v.id()};
   back = v.from_render(tiny);
   EXPECT_TRUE(lwc::contracts::check_round_trip(lwc::contracts::spec_of(v), v.origin(), v.version(), tiny, back,
                                                back.ok() ? v.to_render(*back) : back.status())
@@ -596,6 +597,405 @@ TEST(Fixed, RefusesTheSameInputsIn3D) {  // R1
   EXPECT_EQ(g.to_fixed(WorldPosition<3>{{0, 0, 0}, {0, 0, 0.5}}).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(g.to_fixed(WorldPosition<3>{{0, 0, kMin}, {0, 0, 0}}).status().code(), absl::StatusCode::kOutOfRange);
   EXPECT_EQ(g.to_fixed(WorldPosition<3>{{0, 0, 0}, {0, 102400, 0}}).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+
+// View identity (R12) and the safe phase (R13) ----------------------------------------------------------
+
+namespace {
+
+// The split screen of issue 19: two views over one world, both at version 1 with the same origin, so
+// that nothing but their identity tells their points apart.
+struct SplitScreen {
+  OriginCoordinator<2> left = view<2>(1024);
+  OriginCoordinator<2> right = view<2>(1024);
+  SplitScreen() {
+    load_around(left, {4, 4});
+    load_around(right, {4, 4});
+    const WorldPosition<2> observer{{4, 4}, {0, 0}};
+    EXPECT_TRUE(left.commit(**left.plan(observer)).ok());
+    EXPECT_TRUE(right.commit(**right.plan(observer)).ok());
+  }
+};
+
+TEST(ViewIdentity, R12_SplitScreenViewsRefuseEachOthersRenderPointsWithTheirOwnError) {
+  SplitScreen s;
+  ASSERT_EQ(s.left.version(), s.right.version());
+  ASSERT_EQ(s.left.origin(), s.right.origin());
+  ASSERT_NE(s.left.id(), s.right.id());
+  const absl::StatusOr<lwc::RenderPoint<2>> y = s.left.to_render(kEntity);
+  ASSERT_TRUE(y.ok());
+  EXPECT_EQ(y->view, s.left.id());
+  EXPECT_TRUE(s.left.from_render(*y).ok());
+  const absl::StatusOr<WorldPosition<2>> mixed = s.right.from_render(*y);
+  EXPECT_EQ(mixed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(mixed.status().message(), "R12")) << mixed.status();
+  // Identity is checked before the version: a foreign point of an old version is R12, not R11.
+  lwc::RenderPoint<2> old = *y;
+  old.version = 0;
+  EXPECT_TRUE(absl::StrContains(s.right.from_render(old).status().message(), "R12"));
+  EXPECT_TRUE(lwc::contracts::check_round_trip<2>(lwc::contracts::spec_of(s.right), s.right.origin(), s.right.version(),
+                                                  s.right.id(), *y, mixed,
+                                                  mixed.ok() ? s.right.to_render(*mixed) : mixed.status())
+                  .ok());
+  // The checker catches a view that accepts it.
+  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_round_trip(lwc::contracts::spec_of(s.right), s.right.origin(),
+                                                                s.right.version(), s.right.id(), *y,
+                                                                s.left.from_render(*y), y)
+                                   .message(),
+                               "R12"));
+}
+
+TEST(ViewIdentity, R12_LateResultsArePlacedOnlyByTheViewThatStartedThem) {
+  SplitScreen s;
+  const lwc::LateResult<2> ticket = s.left.start_late(kEntity, lwc::LatePlacement::kRelocatable);
+  EXPECT_EQ(ticket.view, s.left.id());
+  EXPECT_TRUE(s.left.place_late(ticket).ok());
+  const absl::StatusOr<lwc::RenderPoint<2>> mixed = s.right.place_late(ticket);
+  EXPECT_EQ(mixed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(mixed.status().message(), "R12")) << mixed.status();
+  const lwc::contracts::RenderSpec spec = lwc::contracts::spec_of(s.right);
+  EXPECT_TRUE(lwc::contracts::check_late(spec, s.right.origin(), s.right.version(), s.right.id(), ticket, mixed).ok());
+  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_late(spec, s.right.origin(), s.right.version(), s.right.id(),
+                                                          ticket, s.left.place_late(ticket))
+                                   .message(),
+                               "R12"));
+  // A baked ticket of the other view is refused as foreign, not as stale.
+  const lwc::LateResult<2> baked = s.left.start_late(kEntity, lwc::LatePlacement::kBakedLocal);
+  EXPECT_EQ(s.right.place_late(baked).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ViewIdentity, R12_APlanOfAnotherViewAtTheSameOriginAndVersionIsRefusedWithNothingChanged) {
+  SplitScreen s;
+  load_around(s.left, {8, 8});
+  load_around(s.right, {8, 8});
+  const absl::StatusOr<std::optional<RebasePlan<2>>> plan = s.left.plan({{8, 8}, {0, 0}});
+  ASSERT_TRUE(plan.ok() && plan->has_value());
+  EXPECT_EQ((*plan)->view, s.left.id());
+  const absl::StatusOr<lwc::Rebased<2>> mixed = s.right.commit(**plan);
+  EXPECT_EQ(mixed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(mixed.status().message(), "R12")) << mixed.status();
+  EXPECT_EQ(s.right.origin(), (CellIndex<2>{4, 4}));
+  EXPECT_EQ(s.right.version(), 1u);
+  EXPECT_TRUE(s.left.commit(**plan).ok());
+}
+
+TEST(ViewIdentity, R12_UnstampedPointsAndPlansAreRefusedByEveryView) {
+  OriginCoordinator<2> v = view<2>(1024);
+  EXPECT_NE(v.id(), lwc::ViewId{});
+  EXPECT_EQ(v.from_render(lwc::RenderPoint<2>{{1.0f, 2.0f}, 0}).status().code(), absl::StatusCode::kInvalidArgument);
+  load_around(v, {4, 4});
+  EXPECT_EQ(v.commit(RebasePlan<2>{{0, 0}, {4, 4}, 0}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(v.version(), 0u);
+  EXPECT_EQ(v.place_late(lwc::LateResult<2>{kEntity, 0, lwc::LatePlacement::kRelocatable}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ViewIdentity, R12_IdsAreIssuedOnceAndNeverReusedACopyIsTheSameView) {
+  std::vector<lwc::ViewId> ids;
+  for (int i = 0; i < 100; ++i) ids.push_back(view<2>(16).id());  // each view destroyed at once
+  for (std::size_t i = 1; i < ids.size(); ++i) EXPECT_LT(ids[i - 1], ids[i]);
+  OriginCoordinator<3> a = view<3>(16);
+  const OriginCoordinator<3> snapshot = a;  // a copy: the same view, to restore
+  EXPECT_EQ(snapshot.id(), a.id());
+  EXPECT_TRUE(snapshot.from_render(*a.to_render(WorldPosition<3>{{0, 0, 0}, {1, 2, 3}})).ok());
+}
+
+TEST(SafePhase, R13_CommitInsideASimulationStepIsRefusedAndChangesNothing) {
+  OriginCoordinator<2> v = view<2>(1024);
+  load_around(v, {4, 4});
+  EXPECT_FALSE(v.in_step());
+  ASSERT_TRUE(v.begin_step().ok());
+  EXPECT_TRUE(v.in_step());
+  // Planning, rendering and late results are fine mid-step; only the commit waits.
+  const absl::StatusOr<std::optional<RebasePlan<2>>> plan = v.plan({{4, 4}, {0, 0}});
+  ASSERT_TRUE(plan.ok() && plan->has_value());
+  const absl::StatusOr<lwc::Rebased<2>> mid = v.commit(**plan);
+  EXPECT_EQ(mid.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_TRUE(absl::StrContains(mid.status().message(), "R13")) << mid.status();
+  EXPECT_EQ(v.origin(), (CellIndex<2>{0, 0}));
+  EXPECT_EQ(v.version(), 0u);
+  EXPECT_TRUE(v.in_step());
+  EXPECT_EQ(v.begin_step().code(), absl::StatusCode::kFailedPrecondition);  // no nesting
+  EXPECT_TRUE(v.in_step());
+  ASSERT_TRUE(v.end_step().ok());
+  EXPECT_EQ(v.end_step().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(v.in_step());
+  EXPECT_TRUE(v.commit(**plan).ok());  // the same plan, at the safe point
+}
+
+TEST(SafePhase, R13_TheModelNamesTheSafePhaseAndViewIdentity) {
+  lwc::contracts::OriginModel<2> model(1024, 2, 0, {0, 0}, 0, lwc::ViewId{7});
+  model.load({4, 4});
+  const RebasePlan<2> plan{{0, 0}, {4, 4}, 0, lwc::ViewId{7}};
+  EXPECT_TRUE(model.check_begin_step(absl::OkStatus()).ok());
+  EXPECT_TRUE(model.in_step());
+  EXPECT_TRUE(absl::StartsWith(model.check_commit(plan, lwc::Rebased<2>{{4, 4}, 1}).message(), "R13"));
+  EXPECT_TRUE(model.check_commit(plan, absl::UnavailableError("mid-step")).ok());
+  EXPECT_TRUE(absl::StartsWith(model.check_begin_step(absl::OkStatus()).message(), "R13"));
+  EXPECT_TRUE(absl::StartsWith(model.check_phase(false).message(), "R13"));
+  EXPECT_TRUE(model.check_end_step(absl::OkStatus()).ok());
+  RebasePlan<2> foreign = plan;
+  foreign.view = lwc::ViewId{8};
+  EXPECT_TRUE(absl::StartsWith(model.check_commit(foreign, lwc::Rebased<2>{{4, 4}, 1}).message(), "R12"));
+  EXPECT_TRUE(model.check_commit(plan, lwc::Rebased<2>{{4, 4}, 1}).ok());
+  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_stamped(lwc::ViewId{7}, lwc::ViewId{8}, "a point").message(),
+                               "R12"));
+}
+
+}  // namespace
+
+// The wire format (R14, R15) ----------------------------------------------------------------------------
+
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+TEST(Wire, R14_APositionIsItsLittleEndianFieldsAfterTheHeader) {
+  const absl::StatusOr<Bytes> b = lwc::encode_position<2>(WorldPosition<2>{{1, -1}, {0.5, 0.0}}, *lwc::ChunkSize::create(1024));
+  ASSERT_TRUE(b.ok()) << b.status();
+  const Bytes want = {'L', 'W', 'C', 'R', 1, 1, 2, 0,                             // header: v1, position, 2 axes
+                      1, 0, 0, 0, 0, 0, 0, 0,                                     // cell x = 1
+                      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,             // cell y = -1
+                      0, 0, 0, 0, 0, 0, 0xe0, 0x3f,                               // offset x = 0.5
+                      0, 0, 0, 0, 0, 0, 0, 0};                                    // offset y = +0.0
+  EXPECT_EQ(*b, want);
+  EXPECT_EQ(b->size(), lwc::wire_size(lwc::WireKind::kPosition, 2));
+  const absl::StatusOr<WorldPosition<2>> back = lwc::decode_position<2>(*b, *lwc::ChunkSize::create(1024));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, (WorldPosition<2>{{1, -1}, {0.5, 0.0}}));
+}
+
+TEST(Wire, R14_PlansAndOriginUpdatesRoundTripAtTheEndsOfTheirRanges) {
+  const RebasePlan<3> plan{{kMin, kMax, 0}, {kMax, kMin, -1}, std::numeric_limits<std::uint64_t>::max()};
+  const Bytes p = lwc::encode_plan<3>(plan);
+  EXPECT_EQ(p.size(), 64u);
+  EXPECT_EQ(p.size(), lwc::kMaxWireBytes);
+  absl::StatusOr<RebasePlan<3>> back = lwc::decode_plan<3>(p);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, plan);
+  EXPECT_EQ(back->view, lwc::ViewId{});  // unstamped: R12
+  const lwc::Rebased<2> update{{kMin, kMax}, 7};
+  const Bytes u = lwc::encode_origin_update<2>(update);
+  EXPECT_EQ(u.size(), 32u);
+  EXPECT_EQ(*lwc::decode_origin_update<2>(u), update);
+  EXPECT_EQ(lwc::read_wire_header(u)->kind, lwc::WireKind::kOriginUpdate);
+  EXPECT_EQ(lwc::read_wire_header(u)->axes, 2u);
+  EXPECT_TRUE(lwc::contracts::check_wire_decode(u, lwc::WireKind::kOriginUpdate, 2, 1, absl::OkStatus(),
+                                                lwc::contracts::wire_words<2>(update), u)
+                  .ok());
+}
+
+TEST(Wire, R14_EncodeRefusesPositionsThatAreNotInNormalForm) {
+  const lwc::ChunkSize size = *lwc::ChunkSize::create(16);
+  for (const double bad : {-0.0, -1.0, 16.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    const absl::StatusOr<Bytes> b = lwc::encode_position<2>(WorldPosition<2>{{0, 0}, {0.0, bad}}, size);
+    EXPECT_EQ(b.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_TRUE(absl::StrContains(b.status().message(), "R14")) << b.status();
+  }
+  EXPECT_TRUE(lwc::encode_position<2>(WorldPosition<2>{{0, 0}, {0.0, 0x1.fffffffffffffp+3}}, size).ok());
+}
+
+TEST(Wire, R15_EveryMalformedMessageIsRefusedWithItsReason) {
+  const lwc::ChunkSize size = *lwc::ChunkSize::create(16);
+  const Bytes good = *lwc::encode_position<2>(WorldPosition<2>{{3, 4}, {1.5, 2.5}}, size);
+  struct Case {
+    const char* what;
+    Bytes bytes;
+    absl::StatusCode code;
+    const char* reason;  // a word the message must contain
+  };
+  const auto with = [&](std::size_t at, std::uint8_t v) {
+    Bytes b = good;
+    b[at] = v;
+    return b;
+  };
+  const auto offset_y = [&](double v) {
+    Bytes b = good;
+    const auto bits = std::bit_cast<std::uint64_t>(v);
+    for (int i = 0; i < 8; ++i) b[32 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(bits >> (8 * i));
+    return b;
+  };
+  Bytes longer = good;
+  longer.push_back(0);
+  const std::vector<Case> cases = {
+      {"empty", {}, absl::StatusCode::kInvalidArgument, "header"},
+      {"truncated", Bytes(good.begin(), good.end() - 1), absl::StatusCode::kInvalidArgument, "exactly"},
+      {"trailing byte", longer, absl::StatusCode::kInvalidArgument, "exactly"},
+      {"magic", with(0, 'X'), absl::StatusCode::kInvalidArgument, "magic"},
+      {"version 2", with(4, 2), absl::StatusCode::kUnimplemented, "version"},
+      {"a plan's kind", with(5, 2), absl::StatusCode::kInvalidArgument, "plan"},
+      {"unknown kind", with(5, 9), absl::StatusCode::kInvalidArgument, "kind"},
+      {"3 axes", with(6, 3), absl::StatusCode::kInvalidArgument, "axes"},
+      {"4 axes", with(6, 4), absl::StatusCode::kInvalidArgument, "axes"},
+      {"reserved", with(7, 1), absl::StatusCode::kInvalidArgument, "reserved"},
+      {"NaN offset", offset_y(std::nan("")), absl::StatusCode::kInvalidArgument, "finite"},
+      {"-0.0 offset", offset_y(-0.0), absl::StatusCode::kInvalidArgument, "-0.0"},
+      {"offset = size", offset_y(16.0), absl::StatusCode::kInvalidArgument, "cell size"},
+      {"subnormal offset is fine", offset_y(4.9e-324), absl::StatusCode::kOk, ""},
+  };
+  for (const Case& c : cases) {
+    const absl::StatusOr<WorldPosition<2>> got = lwc::decode_position<2>(c.bytes, size);
+    EXPECT_EQ(got.status().code(), c.code) << c.what << ": " << got.status();
+    EXPECT_TRUE(absl::StrContains(got.status().message(), c.reason)) << c.what << ": " << got.status();
+    const absl::StatusOr<Bytes> again = got.ok() ? lwc::encode_position<2>(*got, size) : got.status();
+    EXPECT_TRUE(lwc::contracts::check_wire_decode(c.bytes, lwc::WireKind::kPosition, 2, 16, got.status(),
+                                                  got.ok() ? lwc::contracts::wire_words<2>(*got)
+                                                           : std::vector<std::uint64_t>{},
+                                                  again)
+                    .ok())
+        << c.what;
+  }
+  // The checker catches a decoder that accepts -0.0 (a second encoding of +0.0).
+  EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_wire_decode(offset_y(-0.0), lwc::WireKind::kPosition, 2, 16,
+                                                                 absl::OkStatus(), {}, good)
+                                   .message(),
+                               "R15"));
+}
+
+TEST(Wire, R14_TheJsonFormIsExact) {
+  EXPECT_EQ(lwc::to_json<2>(WorldPosition<2>{{4096, -2048}, {12.5, 0.0}}),
+            R"({"format":1,"kind":"position","cell":[4096,-2048],"offset":["0x1.9p+3","0x0p+0"]})");
+  EXPECT_EQ(lwc::to_json<3>(RebasePlan<3>{{0, 0, kMin}, {4, 0, kMax}, 3}),
+            R"({"format":1,"kind":"plan","from":[0,0,-9223372036854775808],"target":[4,0,9223372036854775807],"version":3})");
+  EXPECT_EQ(lwc::to_json<2>(lwc::Rebased<2>{{4, 0}, std::numeric_limits<std::uint64_t>::max()}),
+            R"({"format":1,"kind":"origin_update","origin":[4,0],"version":18446744073709551615})");
+}
+
+}  // namespace
+
+// Barriers that scale (R16) -------------------------------------------------------------------------------
+
+namespace {
+
+TEST(Barrier, R16_RunsFollowEveryLoadAndUnloadAtTheEndsOfInt64) {
+  OriginCoordinator<2> v = view<2>(16, ViewConfig{.threshold_cells = 1, .barrier_radius = 2});
+  // A row at the far end of the last axis, filled out of order, then holed and refilled.
+  const std::vector<std::int64_t> xs = {kMax, kMax - 2, kMax - 1, kMax - 4, kMax - 3, kMin, kMin + 1};
+  for (const std::int64_t x : xs) {
+    v.load({7, x});
+    ASSERT_TRUE(v.validate_runs().ok()) << v.validate_runs();
+  }
+  // Target (7, kMax): barrier rows 5..9, columns kMax - 2 .. kMax (clipped). Only row 7 is loaded.
+  absl::Status blocked = v.plan({{7, kMax}, {0, 0}}).status();
+  EXPECT_EQ(blocked.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(blocked.message(), "12 cells missing")) << blocked;
+  for (std::int64_t row = 5; row <= 9; ++row) {
+    for (std::int64_t x = kMax - 2; x != kMax; ++x) v.load({row, x});
+    v.load({row, kMax});
+  }
+  ASSERT_TRUE(v.validate_runs().ok()) << v.validate_runs();
+  const absl::StatusOr<std::optional<RebasePlan<2>>> plan = v.plan({{7, kMax}, {0, 0}});
+  ASSERT_TRUE(plan.ok() && plan->has_value()) << plan.status();
+  v.unload({9, kMax - 1});  // splits a run in the middle
+  ASSERT_TRUE(v.validate_runs().ok()) << v.validate_runs();
+  const absl::StatusOr<lwc::Rebased<2>> done = v.commit(**plan);
+  EXPECT_EQ(done.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(done.status().message(), "1 cells missing around (7, 9223372036854775807): (9, 9223372036854775806)"))
+      << done.status();
+  v.load({9, kMax - 1});
+  EXPECT_TRUE(v.commit(**plan).ok());
+  for (const std::int64_t x : xs) v.unload({7, x});
+  v.unload({7, kMax});  // absent: a no-op
+  ASSERT_TRUE(v.validate_runs().ok()) << v.validate_runs();
+  EXPECT_FALSE(v.is_loaded({7, kMax - 1}));
+}
+
+TEST(Barrier, R16_Radius64In2DIsCheckedByRows) {
+  OriginCoordinator<2> v = view<2>(1024, ViewConfig{.threshold_cells = 1, .barrier_radius = 64});
+  const CellIndex<2> target{100, -100};
+  for (const CellIndex<2>& c : v.missing_cells(target)) v.load(c);
+  EXPECT_EQ(v.loaded_count(), 129u * 129u);
+  ASSERT_TRUE(v.validate_runs().ok());
+  const absl::StatusOr<std::optional<RebasePlan<2>>> plan = v.plan({target, {0, 0}});
+  ASSERT_TRUE(plan.ok() && plan->has_value()) << plan.status();
+  v.unload({164, -36});  // the last corner
+  v.unload({36, -164});  // the first corner
+  const absl::Status blocked = v.commit(**plan).status();
+  EXPECT_TRUE(absl::StrContains(blocked.message(), "2 cells missing around (100, -100): (36, -164), (164, -36) (R6)"))
+      << blocked;
+  lwc::contracts::OriginModel<2> model(1024, 1, 64, {0, 0}, 0, v.id());
+  for (const CellIndex<2>& c : v.loaded_cells()) model.load(c);
+  EXPECT_TRUE(model.check_commit(**plan, v.commit(**plan)).ok());
+  EXPECT_TRUE(model.check_view(v.origin(), v.version(), v.loaded_cells()).ok());
+}
+
+TEST(Barrier, R16_Radius64In3DListsNineAndCountsTheRest) {
+  OriginCoordinator<3> v = view<3>(1024, ViewConfig{.threshold_cells = 1, .barrier_radius = 64});
+  const CellIndex<3> target{kMin, 0, kMax};  // clipped on two axes: 65 x 129 x 65 cells
+  for (std::int64_t y = -64; y <= 64; ++y) {
+    for (std::int64_t z = kMax - 64; z != kMax; ++z) v.load({kMin, y, z});
+    v.load({kMin, y, kMax});
+  }
+  ASSERT_TRUE(v.validate_runs().ok());
+  const absl::Status blocked = v.plan({target, {0, 0, 0}}).status();
+  EXPECT_EQ(blocked.code(), absl::StatusCode::kFailedPrecondition);
+  const std::size_t missing = 65u * 129u * 65u - 129u * 65u;
+  EXPECT_TRUE(absl::StrContains(blocked.message(), absl::StrCat(missing, " cells missing"))) << blocked;
+  EXPECT_TRUE(absl::StrContains(blocked.message(), absl::StrCat("and ", missing - 9, " more"))) << blocked;
+  EXPECT_EQ(v.missing_cells(target).size(), missing);
+  EXPECT_EQ(v.missing_cells(target).front(), (CellIndex<3>{kMin + 1, -64, kMax - 64}));
+}
+
+}  // namespace
+
+// Oriented views (R17) ------------------------------------------------------------------------------------
+
+namespace {
+
+TEST(Oriented, R17_AQuarterTurnIsExactlyTheAxesSwapped) {
+  const OriginCoordinator<2> v = view<2>(1024, {}, {4096, -2048}, 3);
+  const lwc::Rotation<2> quarter{{{{0.0, -1.0}, {1.0, 0.0}}}};
+  const absl::StatusOr<lwc::RenderPoint<2>> plain = v.to_render(kEntity);
+  const absl::StatusOr<lwc::RenderPoint<2>> turned = v.to_render_oriented(kEntity, quarter);
+  ASSERT_TRUE(plain.ok() && turned.ok()) << turned.status();
+  EXPECT_EQ(turned->at[0], -plain->at[1]);
+  EXPECT_EQ(turned->at[1], plain->at[0]);
+  EXPECT_EQ(turned->version, 3u);
+  EXPECT_EQ(turned->view, v.id());
+}
+
+TEST(Oriented, R17_ThirtyDegreesAtTheBubbleEdgeIsWithinTheBound) {
+  const OriginCoordinator<3> v = view<3>(1 << 20, ViewConfig{.units_per_render_unit = 100});
+  const double c = std::cos(0.5235987755982988);
+  const double s = std::sin(0.5235987755982988);
+  const lwc::Rotation<3> r{{{{c, -s, 0.0}, {s, c, 0.0}, {0.0, 0.0, 1.0}}}};
+  ASSERT_TRUE(OriginCoordinator<3>::rotation_status(r).ok());
+  const lwc::contracts::RenderSpec spec = lwc::contracts::spec_of(v);
+  // N * B / d = 3 * 2^24 / 100 = 503316.48: k = 19, the bound 2^-5 + 2^-31 render units.
+  EXPECT_EQ(v.oriented_error_bound(), 0x1p-5 + 0x1p-31);
+  EXPECT_EQ(lwc::contracts::oriented_error_bound(spec, 3), v.oriented_error_bound());
+  for (const WorldPosition<3>& p : {WorldPosition<3>{{16, -16, 15}, {0, 0, 0x1.fffffffffffffp+19}},
+                                    WorldPosition<3>{{0, 0, 0}, {0.1, 0.2, 0.3}},
+                                    WorldPosition<3>{{-16, 16, 0}, {4.9e-324, 0, 0}}}) {
+    const absl::StatusOr<lwc::RenderPoint<3>> got = v.to_render_oriented(p, r);
+    EXPECT_TRUE(lwc::contracts::check_oriented_render<3>(spec, v.origin(), v.version(), r, p, got).ok())
+        << lwc::contracts::check_oriented_render<3>(spec, v.origin(), v.version(), r, p, got);
+  }
+  // Outside the bubble on one axis: OutOfRange, as unrotated (R5).
+  EXPECT_EQ(v.to_render_oriented(WorldPosition<3>{{17, 0, 0}, {0, 0, 0}}, r).status().code(),
+            absl::StatusCode::kOutOfRange);
+  // The checker catches a point one bound away.
+  absl::StatusOr<lwc::RenderPoint<3>> off = v.to_render_oriented(WorldPosition<3>{{1, 2, 3}, {4, 5, 6}}, r);
+  ASSERT_TRUE(off.ok());
+  off->at[1] += 0.07f;
+  EXPECT_TRUE(absl::StartsWith(
+      lwc::contracts::check_oriented_render<3>(spec, v.origin(), v.version(), r, WorldPosition<3>{{1, 2, 3}, {4, 5, 6}}, off)
+          .message(),
+      "R17"));
+}
+
+TEST(Oriented, R17_ReflectionsAndNonRotationsAreRefused) {
+  const OriginCoordinator<2> v = view<2>(1024);
+  for (const lwc::Rotation<2>& bad : {lwc::Rotation<2>{{{{1.0, 0.0}, {0.0, -1.0}}}},    // a reflection
+                                      lwc::Rotation<2>{{{{2.0, 0.0}, {0.0, 0.5}}}},     // a scale
+                                      lwc::Rotation<2>{{{{1.0, 1e-30}, {0.0, 1.0}}}},   // a nonzero entry below 2^-60
+                                      lwc::Rotation<2>{{{{std::nan(""), 0.0}, {0.0, 1.0}}}}}) {
+    const absl::StatusOr<lwc::RenderPoint<2>> got = v.to_render_oriented(kEntity, bad);
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(got.status().message(), "R17")) << got.status();
+  }
 }
 
 }  // namespace

@@ -4,13 +4,18 @@
 // The event logs of lwc.rebase in a trace (docs/audit.md, "rebase"): each session is one floating-origin
 // view (2-D or 3-D), its events in the order the engine saw them, judged against lwc.contracts.rebase's
 // OriginModel and checkers:
-//   open        the view's grid and configuration, its origin and version                   (no clause)
+//   open        the view's grid and configuration, its origin and version, its id (optional) (no clause)
 //   load        a cell loaded; unload: a cell unloaded                                       (no clause)
 //   plan        plan(observer): nothing, a plan, or an error                                 R1 R6 R8
-//   commit      commit(plan): the new origin and version, or an error; the model follows     R3 R6 R7 R8
+//   commit      commit(plan): the new origin and version, or an error; the model follows     R3 R6 R7 R8 R12 R13
 //   to_render   to_render(p): floats and version, or an error                                R1 R3 R4 R5
 //   late        place_late(result started at a version, relocatable or baked)                R9
 //   view        the view's origin, version and loaded cells                                  R7
+//   begin_step  begin_step(): OK or an error (inside a step already)                         R13
+//   end_step    end_step(): OK or an error (outside a step)                                  R13
+// The view ids (R12) are optional everywhere: "in.view" of open is the view's id; a plan ("out.view" of
+// plan, "in.view" of commit), a late ticket ("in.view" of late) and a render point ("out.view") may carry
+// the id they were stamped with, and one that is absent is the view's own (traces from before R12).
 //   end         the session ends                                                             (no clause)
 // R2 (authoritative positions untouched), R10 (batch re-derivation) and R11 (from_render) are not traced.
 module;
@@ -53,9 +58,10 @@ constexpr contracts::Clause kClauses[] = {
 };
 
 constexpr std::string_view kPlanClauses[] = {"R1", "R6", "R8"};
-constexpr std::string_view kCommitClauses[] = {"R3", "R6", "R7", "R8"};
-constexpr std::string_view kRenderClauses[] = {"R1", "R3", "R4", "R5"};
-constexpr std::string_view kLateClauses[] = {"R9"};
+constexpr std::string_view kCommitClauses[] = {"R3", "R6", "R7", "R8", "R12", "R13"};
+constexpr std::string_view kRenderClauses[] = {"R1", "R3", "R4", "R5", "R12"};
+constexpr std::string_view kLateClauses[] = {"R9", "R12"};
+constexpr std::string_view kStepClauses[] = {"R13"};
 constexpr std::string_view kViewClauses[] = {"R7"};
 
 // A view's loaded cells live in the model; so that one line cannot grow them without bound, a view
@@ -185,12 +191,20 @@ absl::StatusOr<std::uint64_t> read_version(const TraceRecord& r, std::string_vie
   return static_cast<std::uint64_t>(v);
 }
 
-// out: a render point {"at": [floats], "version"} or {"error": code}. Each coordinate must be exactly a
+// An optional view id (R12) at section.view: a uint64; `fallback` (the view's own id) when absent.
+absl::StatusOr<ViewId> read_view_id(const TraceRecord& r, std::string_view section, ViewId fallback) {
+  if (!r.has(section, "view")) return fallback;
+  LWC_ASSIGN_OR_RETURN(const std::uint64_t v, r.uint64(section, "view"));
+  return ViewId{v};
+}
+
+// out: a render point {"at": [floats], "version", "view" (optional)} or {"error": code}. Each coordinate must be exactly a
 // float: a float's value written as a double (JavaScript's Math.fround, C's (double)f with %.17g or %a)
 // reads back exactly; 9 significant digits do not, and are refused rather than rounded a second time.
 // An error follows the rule of every op: a code name is that code, free text the refusal `want` is.
 template <std::size_t D>
-absl::Status read_render(const TraceRecord& r, absl::StatusOr<RenderPoint<D>>& got, const absl::Status& want) {
+absl::Status read_render(const TraceRecord& r, absl::StatusOr<RenderPoint<D>>& got, const absl::Status& want,
+                         ViewId own) {
   if (r.has("out", "error")) {
     if (r.has("out", "at")) return absl::InvalidArgumentError("out has both an error and a render point");
     LWC_ASSIGN_OR_RETURN(const TracedError error, read_error(r, "out"));
@@ -217,6 +231,7 @@ absl::Status read_render(const TraceRecord& r, absl::StatusOr<RenderPoint<D>>& g
     p.at[a] = static_cast<float>(at[a]);
   }
   LWC_ASSIGN_OR_RETURN(p.version, read_version(r, "out", "version"));
+  LWC_ASSIGN_OR_RETURN(p.view, read_view_id(r, "out", own));
   got = p;
   return absl::OkStatus();
 }
@@ -252,23 +267,24 @@ absl::Status open_view(const TraceRecord& r, RebaseSession& s) {
   LWC_ASSIGN_OR_RETURN(const std::int64_t size, read_in_range(r, "cell_size", 1, std::int64_t{1} << 53));
   LWC_ASSIGN_OR_RETURN(const std::int64_t threshold,
                        read_in_range(r, "threshold_cells", 1, std::numeric_limits<std::int64_t>::max()));
-  LWC_ASSIGN_OR_RETURN(const std::int64_t radius, read_in_range(r, "barrier_radius", 0, 16));
+  LWC_ASSIGN_OR_RETURN(const std::int64_t radius, read_in_range(r, "barrier_radius", 0, 64));
   LWC_ASSIGN_OR_RETURN(const std::int64_t d, read_in_range(r, "units_per_render_unit", 1, std::int64_t{1} << 20));
   LWC_ASSIGN_OR_RETURN(const std::int64_t bubble, read_in_range(r, "bubble_units", 1, std::int64_t{1} << 44));
   s.spec = contracts::RenderSpec{size, d, bubble};
   s.threshold = threshold;
   s.radius = radius;
   s.dims = D;
+  LWC_ASSIGN_OR_RETURN(const ViewId id, read_view_id(r, "in", ViewId{}));
   if constexpr (D == 2) {
-    s.model2.emplace(size, threshold, radius, origin, version);
+    s.model2.emplace(size, threshold, radius, origin, version, id);
   } else {
-    s.model3.emplace(size, threshold, radius, origin, version);
+    s.model3.emplace(size, threshold, radius, origin, version, id);
   }
   return absl::OkStatus();
 }
 
 // open: {"in": {"origin": [..] (2 or 3 cells), "version" (optional), "cell_size", "threshold_cells",
-//               "barrier_radius", "units_per_render_unit", "bubble_units"}}
+//               "barrier_radius", "units_per_render_unit", "bubble_units", "view" (optional, R12)}}
 absl::Status on_open(const TraceRecord& r, contracts::Session& session, Judgement&) {
   RebaseSession& s = state(session);
   if (s.dims != 0) return absl::FailedPreconditionError("the session is already open");
@@ -310,12 +326,13 @@ absl::Status on_unload(const TraceRecord& r, contracts::Session& session, Judgem
   });
 }
 
-// A plan: {"from": [..], "target": [..], "version"} in `section`.
+// A plan: {"from": [..], "target": [..], "version", "view" (optional: `own` when absent)} in `section`.
 template <std::size_t D>
-absl::Status read_plan(const TraceRecord& r, std::string_view section, RebasePlan<D>& plan) {
+absl::Status read_plan(const TraceRecord& r, std::string_view section, RebasePlan<D>& plan, ViewId own) {
   LWC_RETURN_IF_ERROR(read_cell<D>(r, section, "from", plan.from));
   LWC_RETURN_IF_ERROR(read_cell<D>(r, section, "target", plan.target));
   LWC_ASSIGN_OR_RETURN(plan.expected_version, read_version(r, section, "version"));
+  LWC_ASSIGN_OR_RETURN(plan.view, read_view_id(r, section, own));
   return absl::OkStatus();
 }
 
@@ -324,7 +341,7 @@ std::string plan_text(const absl::StatusOr<std::optional<RebasePlan<D>>>& p) {
   if (!p.ok()) return status_text(p.status());
   if (!p->has_value()) return "nothing";
   return absl::StrCat("plan from ", cells_text<D>((*p)->from), " to ", cells_text<D>((*p)->target), " at version ",
-                      (*p)->expected_version);
+                      (*p)->expected_version, " of view ", (*p)->view.value);
 }
 
 // plan: {"in": {"cell", "offset"} (the observer), "out": {"none": true} | {"from", "target", "version"} |
@@ -349,7 +366,7 @@ absl::Status on_plan(const TraceRecord& r, contracts::Session& session, Judgemen
       if (!none) return absl::InvalidArgumentError("out.none is false: write the plan instead");
     } else {
       RebasePlan<D> plan;
-      LWC_RETURN_IF_ERROR(read_plan<D>(r, "out", plan));
+      LWC_RETURN_IF_ERROR(read_plan<D>(r, "out", plan, model<D>(s).view()));
       got = std::optional<RebasePlan<D>>(plan);
     }
     j.verdict = m.check_plan(observer, got);
@@ -369,7 +386,7 @@ absl::Status on_commit(const TraceRecord& r, contracts::Session& session, Judgem
   RebaseSession& s = state(session);
   return with_view(s, [&]<std::size_t D>() -> absl::Status {
     RebasePlan<D> plan;
-    LWC_RETURN_IF_ERROR(read_plan<D>(r, "in", plan));
+    LWC_RETURN_IF_ERROR(read_plan<D>(r, "in", plan, model<D>(s).view()));
     contracts::OriginModel<D>& m = model<D>(s);
     const absl::StatusOr<Rebased<D>> want = m.expected_commit(plan);
     absl::StatusOr<Rebased<D>> got = absl::UnknownError("unset");
@@ -390,8 +407,9 @@ absl::Status on_commit(const TraceRecord& r, contracts::Session& session, Judgem
     j.verdict = m.check_commit(plan, got);  // advances the model when the commit was due to succeed
     if (!j.verdict.ok()) {
       j.input = absl::StrCat("plan from ", cells_text<D>(plan.from), " to ", cells_text<D>(plan.target),
-                             " at version ", plan.expected_version, "; view at ", cells_text<D>(origin), " version ",
-                             version);
+                             " at version ", plan.expected_version, " of view ", plan.view.value, "; view ",
+                             m.view().value, " at ", cells_text<D>(origin), " version ", version,
+                             m.in_step() ? " inside a step" : "");
       j.expected = want.ok() ? absl::StrCat("origin ", cells_text<D>(want->origin), " version ", want->version)
                              : status_text(want.status());
       j.got = got.ok() ? absl::StrCat("origin ", cells_text<D>(got->origin), " version ", got->version)
@@ -403,8 +421,9 @@ absl::Status on_commit(const TraceRecord& r, contracts::Session& session, Judgem
     if (!j.verdict.ok() && j.follows == 0) {
       // A new divergence: from here the engine's view is the one it reported.
       if (got.ok()) {
-        contracts::OriginModel<D> e(s.spec.cell_size, s.threshold, s.radius, got->origin, got->version);
+        contracts::OriginModel<D> e(s.spec.cell_size, s.threshold, s.radius, got->origin, got->version, m.view());
         for (const CellIndex<D>& c : m.loaded()) e.load(c);
+        if (m.in_step()) (void)e.check_begin_step(absl::OkStatus());  // the engine's view is in the step too
         engine.emplace(std::move(e));
       } else {
         engine.emplace(before);  // the engine refused: its view stayed where it was
@@ -423,8 +442,9 @@ absl::Status on_to_render(const TraceRecord& r, contracts::Session& session, Jud
     const contracts::OriginModel<D>& m = model<D>(s);
     const absl::StatusOr<RenderPoint<D>> want = contracts::oracle_render<D>(s.spec, m.origin(), m.version(), p);
     absl::StatusOr<RenderPoint<D>> got = absl::UnknownError("unset");
-    LWC_RETURN_IF_ERROR(read_render<D>(r, got, want.status()));
+    LWC_RETURN_IF_ERROR(read_render<D>(r, got, want.status(), m.view()));
     j.verdict = contracts::check_render<D>(s.spec, m.origin(), m.version(), p, got);
+    if (j.verdict.ok() && got.ok()) j.verdict = contracts::check_stamped(m.view(), got->view, "a render point");
     if (!j.verdict.ok()) {
       j.input = absl::StrCat(position_text<D>(p), " at origin ", cells_text<D>(m.origin()), " version ", m.version());
       j.expected = render_text<D>(want);
@@ -445,6 +465,7 @@ absl::Status on_late(const TraceRecord& r, contracts::Session& session, Judgemen
     LateResult<D> result;
     LWC_RETURN_IF_ERROR(read_position<D>(r, result.anchor));
     LWC_ASSIGN_OR_RETURN(result.started_version, read_version(r, "in", "started_version"));
+    LWC_ASSIGN_OR_RETURN(result.view, read_view_id(r, "in", model<D>(s).view()));
     LWC_ASSIGN_OR_RETURN(const std::string_view placement, r.text("in", "placement"));
     if (placement == "relocatable") {
       result.placement = LatePlacement::kRelocatable;
@@ -459,7 +480,10 @@ absl::Status on_late(const TraceRecord& r, contracts::Session& session, Judgemen
     // conversion of the anchor now, printed as the floats it must be.
     absl::StatusOr<RenderPoint<D>> want = absl::UnknownError("unset");
     std::string why;
-    if (result.started_version > m.version()) {
+    if (result.view != m.view()) {
+      want = absl::InvalidArgumentError("another view's");
+      why = " (a ticket of another view, R12)";
+    } else if (result.started_version > m.version()) {
       want = absl::InvalidArgumentError("from the future");
       why = " (a result from the future)";
     } else if (result.placement == LatePlacement::kBakedLocal && result.started_version != m.version()) {
@@ -470,8 +494,8 @@ absl::Status on_late(const TraceRecord& r, contracts::Session& session, Judgemen
       why = " (the fresh conversion of the anchor now)";
     }
     absl::StatusOr<RenderPoint<D>> got = absl::UnknownError("unset");
-    LWC_RETURN_IF_ERROR(read_render<D>(r, got, want.status()));
-    j.verdict = contracts::check_late<D>(s.spec, m.origin(), m.version(), result, got);
+    LWC_RETURN_IF_ERROR(read_render<D>(r, got, want.status(), m.view()));
+    j.verdict = contracts::check_late<D>(s.spec, m.origin(), m.version(), m.view(), result, got);
     if (!j.verdict.ok()) {
       j.input = absl::StrCat(placement == "baked" ? "baked" : "relocatable", " result anchored at ",
                              position_text<D>(result.anchor), ", started at version ", result.started_version,
@@ -480,7 +504,7 @@ absl::Status on_late(const TraceRecord& r, contracts::Session& session, Judgemen
       j.got = render_text<D>(got);
     }
     classify<D>(s, j, [&](const contracts::OriginModel<D>& e) {
-      return contracts::check_late<D>(s.spec, e.origin(), e.version(), result, got);
+      return contracts::check_late<D>(s.spec, e.origin(), e.version(), e.view(), result, got);
     }, false);
     return absl::OkStatus();
   });
@@ -515,6 +539,38 @@ absl::Status on_view(const TraceRecord& r, contracts::Session& session, Judgemen
   });
 }
 
+// begin_step / end_step: {"out": {} | {"error": code}} (R13). The model follows a step that was due.
+absl::Status on_step(const TraceRecord& r, contracts::Session& session, Judgement& j, bool begin) {
+  RebaseSession& s = state(session);
+  return with_view(s, [&]<std::size_t D>() -> absl::Status {
+    contracts::OriginModel<D>& m = model<D>(s);
+    const absl::Status want = begin ? m.expected_begin_step() : m.expected_end_step();
+    absl::Status got = absl::OkStatus();
+    if (r.has("out", "error")) {
+      LWC_ASSIGN_OR_RETURN(const TracedError error, read_error(r, "out"));
+      got = as_traced(error, want);
+    }
+    const bool was_in_step = m.in_step();
+    j.verdict = begin ? m.check_begin_step(got) : m.check_end_step(got);
+    if (!j.verdict.ok()) {
+      j.input = absl::StrCat(begin ? "begin_step" : "end_step", was_in_step ? " inside" : " outside", " a step");
+      j.expected = want.ok() ? std::string("OK") : status_text(want);
+      j.got = got.ok() ? std::string("OK") : status_text(got);
+    }
+    std::optional<contracts::OriginModel<D>>& engine = engine_model<D>(s);
+    if (engine.has_value()) (void)(begin ? engine->check_begin_step(got) : engine->check_end_step(got));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status on_begin_step(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+  return on_step(r, session, j, true);
+}
+
+absl::Status on_end_step(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+  return on_step(r, session, j, false);
+}
+
 // end: {} — the session ends; its model is released.
 absl::Status on_end(const TraceRecord&, contracts::Session& session, Judgement&) {
   return with_view(state(session), []<std::size_t D>() -> absl::Status { return absl::OkStatus(); });
@@ -529,6 +585,8 @@ constexpr contracts::RecordKind kKinds[] = {
     {"to_render", kRenderClauses, nullptr, false, &on_to_render, true},
     {"late", kLateClauses, nullptr, false, &on_late, true},
     {"view", kViewClauses, nullptr, false, &on_view, true},
+    {"begin_step", kStepClauses, nullptr, false, &on_begin_step},
+    {"end_step", kStepClauses, nullptr, false, &on_end_step},
     {"end", {}, nullptr, false, &on_end},
 };
 

@@ -319,7 +319,7 @@ typedef struct lwc_world_position3 {
 
 typedef struct lwc_view_config {
   int64_t threshold_cells;       /* >= 1 */
-  int64_t barrier_radius;        /* [0, 16] */
+  int64_t barrier_radius;        /* [0, 64] */
   int64_t units_per_render_unit; /* [1, 2^20] */
   int64_t bubble_units;          /* [1, 2^44] */
 } lwc_view_config;

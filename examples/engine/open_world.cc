@@ -12,13 +12,22 @@
 //   4. lwc.commit     the tiles the player digs -> dirty chunks -> runs, baked and published atomically
 //                     (one bake fails on purpose: nothing is published, nothing is lost, next frame
 //                     retries);
-//   5. a late terrain build started before several rebases lands through its world anchor.
+//   5. a late terrain build started before several rebases lands through its world anchor;
+//   6. two clients over the wire format (lwc.rebase:wire): every frame the server sends the drones'
+//      positions and its render-origin updates as bytes; one client follows the server's origin, the
+//      other keeps its own; each decodes the positions exactly and renders them bit for bit as a view at
+//      its origin does.
+//
+// Two views share the world: the camera and a minimap (R12: neither accepts the other's render points,
+// tickets or plans). Each frame's simulation step runs between begin_step() and end_step(); a commit
+// tried inside it is refused (R13), the same plan commits at the frame boundary.
 //
 // lwc.decompose is under all of them (and maps centimetres to tiles here). The program checks what an
 // engine relies on and exits non-zero if any of it fails, so it runs as a test in every preset, the
 // `engine` one (-fno-exceptions -fno-rtti) included.
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <limits>
 #include <optional>
@@ -80,6 +89,32 @@ int main() {
       start.cell);
   if (!view.ok()) return 1;
 
+  // The minimap: a second view of the same world, coarser and with a larger bubble.
+  absl::StatusOr<lwc::OriginCoordinator<2>> minimap = lwc::OriginCoordinator<2>::create(
+      *grid, lwc::ViewConfig{.threshold_cells = 8, .barrier_radius = 0, .units_per_render_unit = 1'000,
+                             .bubble_units = std::int64_t{1} << 30},
+      start.cell);
+  if (!minimap.ok()) return 1;
+
+  // The clients: each owns a view of its own (its own origin) and sees the world only through bytes.
+  // The follower tracks the server camera's origin from its updates; the spectator stays where the
+  // player started.
+  struct Client {
+    lwc::OriginCoordinator<2> view;
+    bool follows_server;
+    std::uint64_t positions_received = 0;
+  };
+  std::vector<Client> clients;
+  for (const bool follows : {true, false}) {
+    absl::StatusOr<lwc::OriginCoordinator<2>> v = lwc::OriginCoordinator<2>::create(
+        *grid, lwc::ViewConfig{.threshold_cells = 1, .barrier_radius = 1, .units_per_render_unit = kUnitsPerMetre},
+        start.cell);
+    if (!v.ok()) return 1;
+    clients.push_back(Client{*std::move(v), follows});
+  }
+  std::vector<std::vector<std::uint8_t>> wire;  // this frame's messages, server to every client
+  int refused_mid_step = 0;
+
   std::vector<lwc::WorldPosition<2>> drones;
   for (int i = 0; i < 24; ++i) drones.push_back(grid->from_fixed(drone_home(i, player)));
   const std::vector<lwc::WorldPosition<2>> authority = drones;  // no rebase may write these (R2)
@@ -107,15 +142,35 @@ int main() {
                 "streaming within budget");
     }
 
-    // 2. Floating origin: plan during the frame, commit at its boundary. The barrier is checked again
-    //    at commit, so a cell unloaded in between cannot slip through.
+    // 2. Floating origin: plan during the frame's simulation step, commit at its boundary. A commit
+    //    inside the step is refused (R13); the barrier is checked again at commit, so a cell unloaded in
+    //    between cannot slip through.
+    expect_ok(view->begin_step(), "begin_step");
+    expect_ok(minimap->begin_step(), "begin_step (minimap)");
     const absl::StatusOr<std::optional<lwc::RebasePlan<2>>> plan = view->plan(observer);
     expect_ok(plan.status(), "plan");
     if (plan.ok() && plan->has_value()) {
-      const absl::StatusOr<lwc::Rebased<2>> done = view->commit(**plan);
-      expect_ok(done.status(), "commit of the origin");
-      if (done.ok()) ++rebases;
+      const absl::StatusOr<lwc::Rebased<2>> early = view->commit(**plan);
+      expect(early.status().code() == absl::StatusCode::kUnavailable, "a commit inside the step is refused (R13)");
+      refused_mid_step += !early.ok();
+      // The minimap refuses the camera's plan: same world, another view (R12).
+      expect(minimap->commit(**plan).status().code() == absl::StatusCode::kInvalidArgument,
+             "the minimap refuses the camera's plan (R12)");
     }
+    expect_ok(view->end_step(), "end_step");
+    expect_ok(minimap->end_step(), "end_step (minimap)");
+    wire.clear();
+    if (plan.ok() && plan->has_value()) {
+      const absl::StatusOr<lwc::Rebased<2>> done = view->commit(**plan);
+      expect_ok(done.status(), "commit of the origin at the frame boundary");
+      if (done.ok()) {
+        ++rebases;
+        wire.push_back(lwc::encode_origin_update<2>(*done));  // render-origin update for the clients
+      }
+    }
+    for (const lwc::CellIndex<2>& c : minimap->missing_cells(observer.cell)) minimap->load(c);
+    const absl::StatusOr<std::optional<lwc::RebasePlan<2>>> map_plan = minimap->plan(observer);
+    if (map_plan.ok() && map_plan->has_value()) expect_ok(minimap->commit(**map_plan).status(), "minimap commit");
     std::vector<std::array<float, 2>> render(drones.size());
     const absl::StatusOr<std::size_t> outside = view->to_render_all(drones, std::span(render));
     expect(outside.ok() && *outside == 0, "every drone is inside the render bubble");
@@ -162,6 +217,51 @@ int main() {
       }
     }
 
+    // The two views' render points never mix (R12): the minimap's point of a drone, given to the camera.
+    const absl::StatusOr<lwc::RenderPoint<2>> on_map = minimap->to_render(drones[0]);
+    expect(on_map.ok() && view->from_render(*on_map).status().code() == absl::StatusCode::kInvalidArgument,
+           "the camera refuses the minimap's render point (R12)");
+
+    // 6. The wire: the drones' positions as bytes (after this frame's origin update, if any). Each client
+    //    applies origin updates to its own view, decodes every position exactly, and renders it with its
+    //    own origin: bit for bit what a view at that origin computes from the authoritative position.
+    for (const lwc::WorldPosition<2>& d : drones) {
+      const absl::StatusOr<std::vector<std::uint8_t>> bytes = lwc::encode_position<2>(d, kCell);
+      expect_ok(bytes.status(), "encode a drone position");
+      if (bytes.ok()) wire.push_back(*bytes);
+    }
+    for (Client& client : clients) {
+      std::size_t index = 0;
+      for (const std::vector<std::uint8_t>& message : wire) {
+        const absl::StatusOr<lwc::WireHeader> header = lwc::read_wire_header(message);
+        expect_ok(header.status(), "a wire header");
+        if (!header.ok()) continue;
+        if (header->kind == lwc::WireKind::kOriginUpdate) {
+          const absl::StatusOr<lwc::Rebased<2>> update = lwc::decode_origin_update<2>(message);
+          expect_ok(update.status(), "decode an origin update");
+          if (!update.ok() || !client.follows_server) continue;
+          // The client streams the neighbourhood of its new origin, then moves its own view there.
+          for (const lwc::CellIndex<2>& c : client.view.missing_cells(update->origin)) client.view.load(c);
+          const lwc::RebasePlan<2> follow{client.view.origin(), update->origin, client.view.version(), client.view.id()};
+          expect_ok(client.view.commit(follow).status(), "the follower moves to the server's origin");
+          continue;
+        }
+        const absl::StatusOr<lwc::WorldPosition<2>> p = lwc::decode_position<2>(message, kCell);
+        expect(p.ok() && *p == drones[index], "a position arrives exactly (R14)");
+        if (!p.ok()) continue;
+        ++client.positions_received;
+        const absl::StatusOr<lwc::RenderPoint<2>> seen = client.view.to_render(*p);
+        const absl::StatusOr<lwc::OriginCoordinator<2>> mirror =
+            lwc::OriginCoordinator<2>::create(*grid, client.view.config(), client.view.origin());
+        const absl::StatusOr<lwc::RenderPoint<2>> want =
+            mirror.ok() ? mirror->to_render(drones[index]) : absl::StatusOr<lwc::RenderPoint<2>>(mirror.status());
+        expect(seen.ok() && want.ok() && std::memcmp(seen->at.data(), want->at.data(), sizeof seen->at) == 0,
+               "a client renders a sent position bit for bit as a view at its origin does");
+        ++index;
+      }
+    }
+    expect(clients[0].view.origin() == view->origin(), "the follower's origin is the server camera's");
+
     // 5. Late results: two terrain builds start at frame 5; they finish at frame 40, rebases later.
     if (frame == 5) {
       late_build = view->start_late(drones[0], lwc::LatePlacement::kRelocatable);
@@ -179,11 +279,17 @@ int main() {
 
   expect(drones == authority, "no rebase wrote an authoritative position (R2)");
   expect(rebases > 0, "the player travelled far enough to move the origin");
+  expect(refused_mid_step == rebases, "every commit tried inside a step was refused, then made at the boundary");
+  expect(clients[1].view.version() == 0, "the spectator kept its own origin");
   const std::shared_ptr<const lwc::Batch<BakedRun>> batch = terrain.published();
-  std::printf("%d frames: %d rebases (origin version %llu), %zu cells loaded, %llu drone contacts, "
-              "terrain batch %llu with %zu runs; player at x = %lld cm\n",
-              kFrames, rebases, static_cast<unsigned long long>(view->version()), view->loaded_count(),
+  std::printf("%d frames: %d rebases (origin version %llu; %d refused mid-step; minimap version %llu), %zu cells "
+              "loaded, %llu drone contacts, terrain batch %llu with %zu runs; player at x = %lld cm; "
+              "%llu + %llu positions over the wire\n",
+              kFrames, rebases, static_cast<unsigned long long>(view->version()), refused_mid_step,
+              static_cast<unsigned long long>(minimap->version()), view->loaded_count(),
               static_cast<unsigned long long>(pairs_seen), static_cast<unsigned long long>(batch->sequence),
-              batch->entries.size(), static_cast<long long>(player.units[0]));
+              batch->entries.size(), static_cast<long long>(player.units[0]),
+              static_cast<unsigned long long>(clients[0].positions_received),
+              static_cast<unsigned long long>(clients[1].positions_received));
   return failures == 0 ? 0 : 1;
 }

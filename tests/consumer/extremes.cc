@@ -320,7 +320,7 @@ void rebase() {
   // R11: from_render refuses NaN and infinite render coordinates; the round trip holds elsewhere.
   for (const std::uint32_t yb : {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0x7f800000u, 0xff800000u, 0x00000000u,
                                  0x80000000u, 0x00000001u, 0x41f80000u, 0xc1f80000u, 0x7f7fffffu}) {
-    const lwc::RenderPoint<2> y{{f(yb), 0.0f}, small.version()};
+    const lwc::RenderPoint<2> y{{f(yb), 0.0f}, small.version(), small.id()};
     const absl::StatusOr<lwc::WorldPosition<2>> world = small.from_render(y);
     const bool finite = (yb & 0x7f800000u) != 0x7f800000u;
     if (!finite) {

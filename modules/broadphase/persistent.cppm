@@ -522,6 +522,7 @@ class CellGrid {
                   std::int64_t& visits, Prefetch&& prefetch) const {
     bool go = true;  // fn returned true so far
     for (const Level& level : levels_) {
+      if (level.residents.empty()) continue;
       CellRange<D> r = box_cells;
       bool scan = false;
       if (level.level != box_level) {
@@ -606,18 +607,14 @@ class CellGrid {
       const std::uint32_t last = l.residents.back();
       l.residents[at] = last;
       pos_[last] = at;
-      l.residents.pop_back();
-      if (l.residents.empty() && levels_.size() > 1) {
-        levels_[i] = std::move(levels_.back());
-        levels_.pop_back();
-      }
+      l.residents.pop_back();  // an emptied level stays, with its capacity (queries skip it)
       return;
     }
   }
 
   CellSize h_;
   CellTable<D> table_;
-  std::vector<Level> levels_;                             // occupied levels (at most one empty: kept warm)
+  std::vector<Level> levels_;  // every level ever occupied (an empty one is kept warm, and skipped)
   std::vector<std::uint32_t> pos_;                        // slot -> its index in its level's residents
 };
 
@@ -933,7 +930,9 @@ class PersistentGrid {
       double at = 0;
       if (ray_entry(slots_[t].box, segment, at)) hits.push_back({at, t});
     };
-    for (const auto& level : grid_.levels()) walk_level(level, segment, visit);
+    for (const auto& level : grid_.levels()) {
+      if (!level.residents.empty()) walk_level(level, segment, visit);
+    }
     if (!synced_) {
       for (const std::uint32_t t : dirty_) {  // not yet in grid_ where they are now
         double at = 0;

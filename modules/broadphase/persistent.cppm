@@ -8,12 +8,18 @@
 // canonical order — and, for boxes moved with Motion::kSwept, the pairs whose swept volumes meet although
 // their end boxes do not (candidates for continuous collision in the narrow phase).
 //
-// An update works on the dirty boxes only (inserted, moved or removed since the previous update): each
-// queries the cells of its old box in the committed grid (the pairs it may leave) and the cells of its new
-// box in the committed grid plus an overlay of the other dirty boxes (the pairs it may enter); a pair is
-// reported from its reference cell only (B9) and, when both boxes are dirty, only from the lower slot.
-// Nothing is changed until every budget is known to hold, so a refused update changes nothing.
-// Spec: docs/broadphase.md (clauses E1-E6). Checker and model: lwc.contracts.broadphase.
+// Each box also carries a payload and filter bits (E7, E8); queries and ray casts see the boxes as last
+// given (E9, E11); float boxes are accepted as the doubles they are (E10); a warm grid allocates nothing
+// per frame (E12).
+//
+// An update works on the dirty boxes only (inserted, moved, removed or refiltered since the previous
+// update): it writes their registrations into an open-addressing cell table (only the cells that change),
+// takes the pairs each may leave from its adjacency list (the pair set is kept per slot) and the pairs
+// each may enter from a query of its cells; a candidate is taken in its reference cell only (B9, from
+// start flags kept per membership) and, when both boxes are dirty, only from the lower slot. Nothing of
+// the pair set or the committed state changes until every budget is known to hold, so a refused update
+// changes nothing observable.
+// Spec: docs/broadphase.md (clauses E1-E12). Checker and model: lwc.contracts.broadphase.
 #ifndef LWC_HEADER_BUILD
 module;
 #endif
@@ -30,8 +36,6 @@ module;
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"

@@ -22,7 +22,9 @@
 // jittering by up to 0.5 m per axis each frame. "lwc_update" times one frame of the persistent grid: the
 // move() calls and update(), which returns the began and ended events; "baseline_rebuild" times find_pairs
 // over all boxes after the same kind of frame (without even diffing the pair sets). Drawing the random
-// moves is outside the timed part of both. Goal: at 1%, the update costs <= 1/10 of the rebuild.
+// moves is outside the timed part of both. Goals (issue 14): 1% moved <= 0.03x the rebuild, 10% <= 0.3x,
+// for W1 (uniform) and W2 (1% walls), 100k and 1M; the first build <= 1.5x a batch find_pairs; the
+// "moved_per_frame" counter turns a frame's time into a time per moved box.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
@@ -253,9 +255,9 @@ std::vector<std::size_t> jitter(MovingWorld& w, int percent) {
   return moved;
 }
 
-void moving_update(benchmark::State& state, int percent) {
+void moving_update(benchmark::State& state, int percent, char kind) {
   MovingWorld w;
-  w.boxes = workload('u', static_cast<std::size_t>(state.range(0)));
+  w.boxes = workload(kind, static_cast<std::size_t>(state.range(0)));
   absl::StatusOr<lwc::PersistentGrid<2>> grid = lwc::PersistentGrid<2>::create(grid_config());
   const auto built = std::chrono::steady_clock::now();
   for (const Box2& b : w.boxes) w.handles.push_back(*grid->insert(b));
@@ -267,23 +269,27 @@ void moving_update(benchmark::State& state, int percent) {
   }
   lwc::UpdateStats stats;
   double events = 0;
+  double moved_boxes = 0;
+  lwc::ContactEvents e;  // reused frame after frame (E12)
   for (auto _ : state) {
     const std::vector<std::size_t> moved = jitter(w, percent);
     const auto start = std::chrono::steady_clock::now();
     for (const std::size_t i : moved) {
       if (!grid->move(w.handles[i], w.boxes[i]).ok()) std::abort();
     }
-    absl::StatusOr<lwc::ContactEvents> e = grid->update();
+    const absl::Status s = grid->update(e);
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     state.SetIterationTime(elapsed.count());
-    if (!e.ok()) {
-      state.SkipWithError(std::string(e.status().message()).c_str());
+    if (!s.ok()) {
+      state.SkipWithError(std::string(s.message()).c_str());
       break;
     }
-    stats = e->stats;
-    events += static_cast<double>(e->began.size() + e->ended.size());
+    stats = e.stats;
+    moved_boxes += static_cast<double>(moved.size());
+    events += static_cast<double>(e.began.size() + e.ended.size());
     benchmark::DoNotOptimize(e);
   }
+  state.counters["moved_per_frame"] = moved_boxes / static_cast<double>(std::max<benchmark::IterationCount>(state.iterations(), 1));
   state.counters["pairs"] = static_cast<double>(stats.pairs);
   state.counters["events_per_frame"] = events / static_cast<double>(std::max<benchmark::IterationCount>(state.iterations(), 1));
   state.counters["touched"] = static_cast<double>(stats.memberships_touched);
@@ -291,9 +297,9 @@ void moving_update(benchmark::State& state, int percent) {
   state.counters["first_build_ms"] = build.count() * 1e3;
 }
 
-void moving_rebuild(benchmark::State& state, int percent) {
+void moving_rebuild(benchmark::State& state, int percent, char kind) {
   MovingWorld w;
-  w.boxes = workload('u', static_cast<std::size_t>(state.range(0)));
+  w.boxes = workload(kind, static_cast<std::size_t>(state.range(0)));
   const lwc::GridConfig config = grid_config();
   std::size_t pairs = 0;
   for (auto _ : state) {
@@ -308,6 +314,35 @@ void moving_rebuild(benchmark::State& state, int percent) {
     }
     pairs = r->pairs.size();
     benchmark::DoNotOptimize(r);
+  }
+  state.counters["pairs"] = static_cast<double>(pairs);
+}
+
+// The first build of a persistent grid (every insert, then the first update, which reports every pair as
+// began) against one batch find_pairs of the same boxes.
+void first_build(benchmark::State& state, char kind, bool persistent) {
+  const std::vector<Box2>& boxes = workload(kind, static_cast<std::size_t>(state.range(0)));
+  const lwc::GridConfig config = grid_config();
+  std::size_t pairs = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    if (persistent) {
+      absl::StatusOr<lwc::PersistentGrid<2>> grid = lwc::PersistentGrid<2>::create(config);
+      for (const Box2& b : boxes) {
+        if (!grid->insert(b).ok()) std::abort();
+      }
+      lwc::ContactEvents e;
+      if (!grid->update(e).ok()) std::abort();
+      pairs = e.began.size();
+      state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      benchmark::DoNotOptimize(e);
+    } else {
+      absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(boxes, config);
+      if (!r.ok()) std::abort();
+      pairs = r->pairs.size();
+      state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      benchmark::DoNotOptimize(r);
+    }
   }
   state.counters["pairs"] = static_cast<double>(pairs);
 }
@@ -368,14 +403,37 @@ const bool registered = [] {
                                     std::pair{"baseline_sweep", Impl::kSweep}, std::pair{"baseline_brute", Impl::kBrute}}) {
     benchmark::RegisterBenchmark((std::string("seed729.") + impl).c_str(), run, 's', which)->Arg(729)->Unit(benchmark::kMicrosecond);
   }
-  for (const int percent : {1, 10}) {
-    const std::string group = "moving_" + std::to_string(percent) + "pct";
-    benchmark::RegisterBenchmark((group + ".lwc_update").c_str(), moving_update, percent)
-        ->Arg(100'000)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(percent == 1 ? 100 : 20);
-    benchmark::RegisterBenchmark((group + ".baseline_rebuild").c_str(), moving_rebuild, percent)
-        ->Arg(100'000)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(10);
+  // Issue 14: W1 (uniform, "moving_*") and W2 (1% walls, "moving_walls_*"), 1% and 10% moved, 100k and
+  // 1M boxes (1M: fewer frames and three repetitions), against find_pairs on the same kind of frames; and
+  // the first build against a batch find_pairs ("first_build", "first_build_walls").
+  for (const char kind : {'u', 'w'}) {
+    const std::string world = kind == 'u' ? "moving_" : "moving_walls_";
+    for (const int percent : {1, 10}) {
+      const std::string group = world + std::to_string(percent) + "pct";
+      for (const std::int64_t n : {100'000, 1'000'000}) {
+        const bool big = n >= 1'000'000;
+        benchmark::RegisterBenchmark((group + ".lwc_update").c_str(), moving_update, percent, kind)
+            ->Arg(n)->UseManualTime()->Unit(benchmark::kMillisecond)
+            ->Iterations(big ? (percent == 1 ? 20 : 5) : (percent == 1 ? 100 : 20))->Repetitions(big ? 3 : 9);
+        benchmark::RegisterBenchmark((group + ".baseline_rebuild").c_str(), moving_rebuild, percent, kind)
+            ->Arg(n)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(big ? 2 : 10)->Repetitions(big ? 3 : 9);
+      }
+    }
+    const std::string build = kind == 'u' ? "first_build" : "first_build_walls";
+    for (const std::int64_t n : {100'000, 1'000'000}) {
+      const bool big = n >= 1'000'000;
+      benchmark::RegisterBenchmark((build + ".lwc_persistent").c_str(), first_build, kind, true)
+          ->Arg(n)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(big ? 1 : 3)->Repetitions(big ? 3 : 9);
+      benchmark::RegisterBenchmark((build + ".baseline_find_pairs").c_str(), first_build, kind, false)
+          ->Arg(n)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(big ? 1 : 3)->Repetitions(big ? 3 : 9);
+    }
   }
-  lwc::bench::goal("moving_1pct", "lwc_update", "baseline_rebuild", 1.0 / 10);
+  lwc::bench::goal("moving_1pct", "lwc_update", "baseline_rebuild", 0.03);
+  lwc::bench::goal("moving_10pct", "lwc_update", "baseline_rebuild", 0.3);
+  lwc::bench::goal("moving_walls_1pct", "lwc_update", "baseline_rebuild", 0.03);
+  lwc::bench::goal("moving_walls_10pct", "lwc_update", "baseline_rebuild", 0.3);
+  lwc::bench::goal("first_build", "lwc_persistent", "baseline_find_pairs", 1.5);
+  lwc::bench::goal("first_build_walls", "lwc_persistent", "baseline_find_pairs", 1.5);
   lwc::bench::goal("uniform", "lwc", "baseline_seed", 1.0 / 5);
   lwc::bench::goal("uniform", "lwc", "baseline_sweep", 1.0 / 4);
   lwc::bench::goal("walls", "lwc", "baseline_seed", 1.0 / 6);

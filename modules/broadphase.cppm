@@ -9,7 +9,7 @@
 // probes that keep every pair.
 // The shared vocabulary (Box, Pair, GridConfig, GridSpec and the per-box placement) lives in the
 // partition :spec, the persistent grid with contact events (E-clauses) in :persistent.
-// Spec: docs/broadphase.md (clauses B1-B12, E1-E7). Checker and oracle: lwc.contracts.broadphase.
+// Spec: docs/broadphase.md (clauses B1-B12, E1-E12). Checker and oracle: lwc.contracts.broadphase.
 #ifndef LWC_HEADER_BUILD
 module;
 #endif

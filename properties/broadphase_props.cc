@@ -27,6 +27,47 @@
 #include "support/property.h"
 #include "support/arbitrary_broadphase.h"
 
+// E12's counting allocator (as in tests/broadphase_test.cc): AddressSanitizer's allocation hooks where its
+// runtime owns operator new, a replaced operator new elsewhere.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LWC_PROPS_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define LWC_PROPS_ASAN 1
+#endif
+#include <atomic>
+#include <cstdlib>
+#include <new>
+namespace {
+std::atomic<std::int64_t> g_allocations{0};
+}  // namespace
+#ifdef LWC_PROPS_ASAN
+#include <sanitizer/allocator_interface.h>
+namespace {
+void count_malloc(const volatile void*, std::size_t) { g_allocations.fetch_add(1, std::memory_order_relaxed); }
+void ignore_free(const volatile void*) {}
+const bool g_hooked = __sanitizer_install_malloc_and_free_hooks(count_malloc, ignore_free) != 0;
+}  // namespace
+#else
+namespace {
+const bool g_hooked = true;
+void* counted_new(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  void* p = std::malloc(n == 0 ? 1 : n);
+  if (p == nullptr) std::abort();
+  return p;
+}
+}  // namespace
+void* operator new(std::size_t n) { return counted_new(n); }
+void* operator new[](std::size_t n) { return counted_new(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+#endif
+
 import lwc.decompose;
 import lwc.broadphase;
 import lwc.contracts.broadphase;
@@ -444,6 +485,344 @@ LWC_PROP_SCALED(Broadphase, E1_EventsAreTheDifferenceOfThePairSetsExactlyOnce, 5
   rc::state::check(model, sut,
                    rc::state::gen::execOneOfWithArgs<Insert, Insert, Insert, Move, Move, Move, Move, Remove, NeverIssued,
                                                      Update, Update>());
+}
+
+// Engine features (E7-E11): the same machine with payloads, filter bits, a symmetric pair predicate, float
+// boxes, filter and payload changes, queries and ray casts between operations. Filters are drawn from three
+// bits so that pairs are often refused; payloads from 0-8, refused by the predicate when their sum is a
+// multiple of 3 (symmetric, so the model may ask it in object order).
+bool sum_not_multiple_of_3(void*, lwc::UserData a, lwc::UserData b) { return (a + b) % 3 != 0; }
+
+lwc::Filter any_filter() {
+  return *rc::gen::weightedOneOf<lwc::Filter>(
+      {{3, rc::gen::just(lwc::Filter{})},
+       {2, rc::gen::apply([](std::uint64_t g, std::uint64_t m) { return lwc::Filter{std::uint64_t{1} << g, m}; },
+                          rc::gen::inRange<std::uint64_t>(0, 3), rc::gen::inRange<std::uint64_t>(0, 8))}});
+}
+
+lwc::UserData any_user() { return static_cast<lwc::UserData>(*rc::gen::inRange(0, 9)); }
+
+// The float box nearest to `b` (rounding is monotone, so a valid box stays valid), as a FloatBox and as
+// the doubles it is exactly.
+lwc::FloatBox<2> to_float(const lwc::Box2& b) {
+  return {{static_cast<float>(b.min[0]), static_cast<float>(b.min[1])}, {static_cast<float>(b.max[0]), static_cast<float>(b.max[1])}};
+}
+lwc::Box2 widened(const lwc::FloatBox<2>& f) {
+  return {{static_cast<double>(f.min[0]), static_cast<double>(f.min[1])}, {static_cast<double>(f.max[0]), static_cast<double>(f.max[1])}};
+}
+
+struct InsertEngine : PersistentCommand {
+  lwc::Box2 box;
+  lwc::UserData user;
+  lwc::Filter filter;
+  bool as_float;
+  explicit InsertEngine(const PersistentState& m)
+      : box(*rc::gen::weightedOneOf<lwc::Box2>({{8, lwc::testing::valid_box<2>(m.model.config().cell_size.value())},
+                                                {1, lwc::testing::any_box<2>(m.model.config().cell_size.value())}})),
+        user(any_user()),
+        filter(any_filter()),
+        as_float(*rc::gen::arbitrary<bool>()) {}
+  lwc::Box2 given() const { return as_float ? widened(to_float(box)) : box; }
+  void apply(PersistentState& m) const override { (void)m.model.insert(given(), user, filter); }
+  void run(const PersistentState& m, PersistentSut& sut) const override {
+    PersistentState next = m;
+    const absl::StatusCode want = next.model.insert(given(), user, filter);
+    const absl::StatusOr<Handle> got = as_float ? sut.grid.insert(to_float(box), user, filter) : sut.grid.insert(box, user, filter);
+    assert_ok(lwc::contracts::check_operation("insert", want, got.status()));
+    if (!got.ok()) return;
+    assert_ok(lwc::contracts::check_fresh_handle(*got, sut.handles));
+    sut.handles.push_back(*got);
+  }
+  void show(std::ostream& os) const override {
+    os << "InsertEngine(" << box << ", user " << user << ", group " << filter.group << ", mask " << filter.mask
+       << (as_float ? ", float)" : ")");
+  }
+};
+
+struct MoveEngine : PersistentCommand {
+  std::size_t object;
+  lwc::Box2 box;
+  Motion motion;
+  bool as_float;
+  explicit MoveEngine(const PersistentState& m)
+      : object(any_object(m)),
+        box(moved_box(m.model.objects()[object].now, m.model.config().cell_size.value())),
+        motion(*rc::gen::element(Motion::kTeleport, Motion::kSwept)),
+        as_float(*rc::gen::arbitrary<bool>()) {}
+  lwc::Box2 given() const { return as_float ? widened(to_float(box)) : box; }
+  void checkPreconditions(const PersistentState& m) const override { RC_PRE(object < m.model.objects().size()); }
+  void apply(PersistentState& m) const override { (void)m.model.move(object, given(), motion); }
+  void run(const PersistentState& m, PersistentSut& sut) const override {
+    PersistentState next = m;
+    const absl::Status got = as_float ? sut.grid.move(sut.handles[object], to_float(box), motion)
+                                      : sut.grid.move(sut.handles[object], box, motion);
+    assert_ok(lwc::contracts::check_operation("move", next.model.move(object, given(), motion), got));
+  }
+  void show(std::ostream& os) const override {
+    os << "MoveEngine(" << object << ", " << box << (motion == Motion::kSwept ? ", swept" : "") << (as_float ? ", float)" : ")");
+  }
+};
+
+struct SetFilter : PersistentCommand {
+  std::size_t object;
+  lwc::Filter filter;
+  explicit SetFilter(const PersistentState& m) : object(any_object(m)), filter(any_filter()) {}
+  void checkPreconditions(const PersistentState& m) const override { RC_PRE(object < m.model.objects().size()); }
+  void apply(PersistentState& m) const override { (void)m.model.set_filter(object, filter); }
+  void run(const PersistentState& m, PersistentSut& sut) const override {
+    PersistentState next = m;
+    assert_ok(lwc::contracts::check_operation("set_filter", next.model.set_filter(object, filter),
+                                              sut.grid.set_filter(sut.handles[object], filter)));
+  }
+  void show(std::ostream& os) const override {
+    os << "SetFilter(" << object << ", group " << filter.group << ", mask " << filter.mask << ")";
+  }
+};
+
+struct SetUserData : PersistentCommand {
+  std::size_t object;
+  lwc::UserData user;
+  explicit SetUserData(const PersistentState& m) : object(any_object(m)), user(any_user()) {}
+  void checkPreconditions(const PersistentState& m) const override { RC_PRE(object < m.model.objects().size()); }
+  void apply(PersistentState& m) const override { (void)m.model.set_user_data(object, user); }
+  void run(const PersistentState& m, PersistentSut& sut) const override {
+    PersistentState next = m;
+    assert_ok(lwc::contracts::check_operation("set_user_data", next.model.set_user_data(object, user),
+                                              sut.grid.set_user_data(sut.handles[object], user)));
+  }
+  void show(std::ostream& os) const override { os << "SetUserData(" << object << ", " << user << ")"; }
+};
+
+struct Refilter : PersistentCommand {
+  std::size_t object;
+  explicit Refilter(const PersistentState& m) : object(any_object(m)) {}
+  void checkPreconditions(const PersistentState& m) const override { RC_PRE(object < m.model.objects().size()); }
+  void apply(PersistentState& m) const override { (void)m.model.refilter(object); }
+  void run(const PersistentState& m, PersistentSut& sut) const override {
+    PersistentState next = m;
+    assert_ok(lwc::contracts::check_operation("refilter", next.model.refilter(object), sut.grid.refilter(sut.handles[object])));
+  }
+  void show(std::ostream& os) const override { os << "Refilter(" << object << ")"; }
+};
+
+struct Query : PersistentCommand {
+  lwc::Box2 box;
+  explicit Query(const PersistentState& m) : box(*lwc::testing::valid_box<2>(m.model.config().cell_size.value())) {}
+  void apply(PersistentState&) const override {}
+  void run(const PersistentState& m, PersistentSut& sut) const override {
+    std::vector<lwc::contracts::Hit> hits;
+    RC_ASSERT(sut.grid.query(box, [&](Handle h, lwc::UserData u) { hits.push_back({h, u, 0}); return true; }).ok());
+    assert_ok(lwc::contracts::check_query<2>(m.model, box, hits, sut.handles));
+  }
+  void show(std::ostream& os) const override { os << "Query(" << box << ")"; }
+};
+
+struct Ray : PersistentCommand {
+  lwc::Segment<2> segment;
+  explicit Ray(const PersistentState& m) {
+    const double h = m.model.config().cell_size.value();
+    const auto coordinate = [&] {
+      return *rc::gen::weightedOneOf<double>({{3, rc::gen::map(rc::gen::inRange(-48, 49), [h](int k) { return k * h / 4; })},
+                                              {1, rc::gen::map(rc::gen::inRange(-1000, 1001), [h](int k) { return k * h / 97; })}});
+    };
+    segment.from = {coordinate(), coordinate()};
+    segment.to = *rc::gen::weightedOneOf<std::array<double, 2>>(
+        {{4, rc::gen::apply([](double x, double y) { return std::array<double, 2>{x, y}; }, rc::gen::just(coordinate()), rc::gen::just(coordinate()))},
+         {1, rc::gen::just(std::array<double, 2>{segment.from[0], coordinate()})},  // along y
+         {1, rc::gen::just(segment.from)}});                                        // a point
+  }
+  void apply(PersistentState&) const override {}
+  void run(const PersistentState& m, PersistentSut& sut) const override {
+    std::vector<lwc::contracts::Hit> hits;
+    RC_ASSERT(sut.grid.raycast(segment, [&](Handle h, lwc::UserData u, double t) { hits.push_back({h, u, t}); return true; }).ok());
+    assert_ok(lwc::contracts::check_ray<2>(m.model, segment, hits, sut.handles));
+    // Early exit: stopping at the first hit calls the callback once, with the first hit.
+    std::vector<lwc::contracts::Hit> first;
+    RC_ASSERT(sut.grid.raycast(segment, [&](Handle h, lwc::UserData u, double t) { first.push_back({h, u, t}); return false; }).ok());
+    RC_ASSERT(first.size() == std::min<std::size_t>(hits.size(), 1));
+    if (!first.empty()) RC_ASSERT(first[0].handle == hits[0].handle);
+  }
+  void show(std::ostream& os) const override {
+    os << std::hexfloat << "Ray(" << segment.from[0] << ", " << segment.from[1] << " -> " << segment.to[0] << ", "
+       << segment.to[1] << ")" << std::defaultfloat;
+  }
+};
+
+// Update with filters: the pair set is the model's (E8), not find_pairs' (check_tracked_pairs is E2's
+// unfiltered form), and the events come through the reused-buffer update (E12's entry point).
+struct UpdateEngine : PersistentCommand {
+  explicit UpdateEngine(const PersistentState&) {}
+  void apply(PersistentState& m) const override { (void)m.model.update(); }
+  void run(const PersistentState& m, PersistentSut& sut) const override {
+    PersistentState next = m;
+    const lwc::contracts::PersistentModel<2>::Update want = next.model.update();
+    const std::vector<Contact> before = sut.grid.pairs();
+    ContactEvents events;
+    const absl::Status s = sut.grid.update(events);
+    const absl::StatusOr<ContactEvents> got = s.ok() ? absl::StatusOr<ContactEvents>(events) : absl::StatusOr<ContactEvents>(s);
+    assert_ok(lwc::contracts::check_update<2>(want, got, sut.handles));
+    if (!s.ok()) RC_ASSERT(sut.grid.pairs() == before && events.began.empty() && events.ended.empty());  // E4
+    assert_ok(lwc::contracts::check_current_pairs<2>(next.model, sut.grid.pairs(), sut.handles));
+  }
+  void show(std::ostream& os) const override { os << "UpdateEngine"; }
+};
+
+template <typename... Commands>
+void check_engine_machine() {
+  const GridConfig c = persistent_config();
+  const bool predicate = *rc::gen::arbitrary<bool>();
+  const lwc::PairFilter pf = predicate ? lwc::PairFilter{&sum_not_multiple_of_3, nullptr} : lwc::PairFilter{};
+  PersistentState model{lwc::contracts::PersistentModel<2>(c, pf)};
+  PersistentSut sut{*lwc::PersistentGrid<2>::create(c, pf), {}};
+  rc::state::check(model, sut, rc::state::gen::execOneOfWithArgs<Commands...>());
+}
+
+LWC_PROP_SCALED(Broadphase, E7_PayloadsComeBackWithEveryEventAndHit, 50, ()) {
+  check_engine_machine<InsertEngine, InsertEngine, MoveEngine, MoveEngine, SetUserData, SetUserData, Remove, Query,
+                       Ray, UpdateEngine, UpdateEngine>();
+}
+
+LWC_PROP_SCALED(Broadphase, E8_FilteredPairsNeverAppearAndFilterChangesYieldTheirEvents, 50, ()) {
+  check_engine_machine<InsertEngine, InsertEngine, InsertEngine, MoveEngine, MoveEngine, SetFilter, SetFilter,
+                       SetUserData, Refilter, Remove, UpdateEngine, UpdateEngine>();
+}
+
+LWC_PROP_SCALED(Broadphase, E9_RaycastHitsAreBruteForceInEntryOrder, 50, ()) {
+  check_engine_machine<InsertEngine, InsertEngine, InsertEngine, MoveEngine, Remove, Ray, Ray, Ray, UpdateEngine>();
+}
+
+LWC_PROP_SCALED(Broadphase, E10_FloatBoxesAreTheirDoubles, 50, ()) {
+  // A grid fed FloatBoxes and one fed their doubles report the same events, stats and errors.
+  const GridConfig c = persistent_config();
+  lwc::PersistentGrid<2> f = *lwc::PersistentGrid<2>::create(c);
+  lwc::PersistentGrid<2> d = *lwc::PersistentGrid<2>::create(c);
+  std::vector<Handle> hf, hd;
+  const int steps = *rc::gen::inRange(1, 40);
+  for (int i = 0; i < steps; ++i) {
+    const lwc::Box2 b = *rc::gen::weightedOneOf<lwc::Box2>({{8, lwc::testing::valid_box<2>(c.cell_size.value())},
+                                                            {1, lwc::testing::any_box<2>(c.cell_size.value())}});
+    const lwc::FloatBox<2> fb = to_float(b);
+    if (hf.empty() || *rc::gen::arbitrary<bool>()) {
+      const absl::StatusOr<Handle> a = f.insert(fb);
+      const absl::StatusOr<Handle> e = d.insert(widened(fb));
+      RC_ASSERT(a.status().code() == e.status().code());
+      if (a.ok()) {
+        RC_ASSERT(*a == *e);
+        hf.push_back(*a);
+        hd.push_back(*e);
+      }
+    } else {
+      const std::size_t k = *rc::gen::inRange<std::size_t>(0, hf.size());
+      RC_ASSERT(f.move(hf[k], fb).code() == d.move(hd[k], widened(fb)).code());
+    }
+    if (*rc::gen::arbitrary<bool>()) {
+      const absl::StatusOr<ContactEvents> x = f.update();
+      const absl::StatusOr<ContactEvents> y = d.update();
+      RC_ASSERT(x.status().code() == y.status().code());
+      if (x.ok()) {
+        RC_ASSERT(x->began == y->began);
+        RC_ASSERT(x->ended == y->ended);
+        RC_ASSERT(x->stats.memberships == y->stats.memberships);
+      }
+    }
+  }
+}
+
+LWC_PROP_SCALED(Broadphase, E11_QueriesSeeTheBoxesAsLastGiven, 50, ()) {
+  check_engine_machine<InsertEngine, InsertEngine, MoveEngine, MoveEngine, MoveEngine, Remove, SetFilter, Query, Query,
+                       Ray, UpdateEngine>();
+}
+
+LWC_PROP_SCALED(Broadphase, E12_AWarmGridAllocatesNothingPerFrame, 10, ()) {
+  // A random world and a random cycle of frames (moves by fractions of a cell and teleports,
+  // filter and payload changes, remove and re-insert, queries, rays), all drawn before counting; the cycle
+  // runs until warm (at most 16 times, while any allocation happens), then once more, counted: none.
+  RC_ASSERT(g_hooked);
+  const double h = *rc::gen::element(0.5, 1.0, 2.0);
+  // kReject: under kCoarserLevels a box whose level-0 cells are not int64 is placed through cell_of's
+  // OutOfRange status, whose message is an allocation (the limit E12 states).
+  GridConfig c = roomy(h, Oversize::kReject);
+  auto grid = lwc::PersistentGrid<2>::create(c);
+  RC_ASSERT(grid.ok());
+  const int n = *rc::gen::inRange(1, 300);
+  std::vector<lwc::Box2> home;
+  std::vector<Handle> handles;
+  for (int i = 0; i < n; ++i) {
+    const lwc::Box2 b = *lwc::testing::valid_box<2>(h);
+    const absl::StatusOr<Handle> hd = grid->insert(b, static_cast<lwc::UserData>(i));
+    if (!hd.ok()) continue;
+    home.push_back(b);
+    handles.push_back(*hd);
+  }
+  RC_PRE(!home.empty());
+  struct Op {
+    int kind;
+    std::size_t object;
+    lwc::Box2 box;
+  };
+  const int frames = *rc::gen::inRange(1, 5);
+  std::vector<std::vector<Op>> cycle(static_cast<std::size_t>(frames));
+  for (auto& f : cycle) {
+    const int ops = *rc::gen::inRange(0, 40);
+    for (int k = 0; k < ops; ++k) {
+      const std::size_t i = *rc::gen::inRange<std::size_t>(0, home.size());
+      const lwc::Box2 to = moved_box(home[i], h);
+      // A refused operation builds its error message (an allocation): the steady state is of valid ones.
+      const bool placeable = lwc::GridSpec<2>::create(c)->place(to, 0).ok();
+      f.push_back({placeable ? *rc::gen::inRange(0, 7) : 5, i, placeable ? to : home[i]});
+    }
+  }
+  ContactEvents e;
+  e.began.reserve(1 << 14);
+  e.ended.reserve(1 << 14);
+  e.swept.reserve(1 << 14);
+  bool ok = true;
+  int failed = 0;
+  const auto check = [&](const absl::Status& st, int where) {
+    if (!st.ok() && ok) {
+      ok = false;
+      failed = where;
+    }
+  };
+  const auto run_cycle = [&] {
+    for (const auto& f : cycle) {
+      for (const Op& op : f) {
+        const Handle hd = handles[op.object];
+        switch (op.kind) {
+          case 0: check(grid->move(hd, op.box), 1); break;
+          case 1: check(grid->move(hd, home[op.object]), 2); break;
+          case 2: check(grid->move(hd, op.box), 3); break;  // (swept volumes can exceed the budget: the unit test has them)
+          case 3: check(grid->set_filter(hd, {.group = 1, .mask = op.object % 2 ? 1u : 2u}), 4); break;
+          case 4: check(grid->set_user_data(hd, op.object + 1), 5); break;
+          case 5: {
+            int hits = 0;
+            check(grid->query(op.box, [&](Handle, lwc::UserData) { return ++hits < 1000; }), 6);
+            check(grid->raycast({op.box.min, op.box.max}, [&](Handle, lwc::UserData, double) { return ++hits < 2000; }), 7);
+            break;
+          }
+          default: {
+            check(grid->remove(hd), 8);
+            check(grid->update(e), 9);
+            const absl::StatusOr<Handle> back = grid->insert(home[op.object], op.object);
+            check(back.status(), 10);
+            if (back.ok()) handles[op.object] = *back;
+          }
+        }
+      }
+      check(grid->update(e), 11);
+    }
+  };
+  for (int warm = 0; warm < 16; ++warm) {
+    const std::int64_t before = g_allocations.load();
+    run_cycle();
+    if (g_allocations.load() == before) break;
+  }
+  const std::int64_t before = g_allocations.load();
+  run_cycle();
+  const std::int64_t allocations = g_allocations.load() - before;
+  RC_LOG() << "operation " << failed << " failed\n";
+  RC_ASSERT(failed == 0);
+  RC_ASSERT(allocations == 0);
 }
 
 // The live boxes of the model in the grid's slot order, for find_pairs.

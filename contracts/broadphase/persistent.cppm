@@ -77,6 +77,10 @@ class PersistentModel {
     std::int64_t then_cells = 0;
     std::int64_t now_cells = 0;
     std::int64_t volume_cells = 0;
+    UserData user_now = 0;   // E7
+    UserData user_then = 0;
+    Filter filter_now;       // E8
+    Filter filter_then;
   };
 
   // What update() must do: the code; when OK, the events as sorted object pairs and the exact counts.
@@ -88,14 +92,20 @@ class PersistentModel {
     std::int64_t pairs = 0;
     std::int64_t dirty = 0;
     std::int64_t memberships_touched = 0;
+    std::vector<UserData> users_now, users_then;  // per object: the payloads began/swept and ended carry (E7)
   };
 
-  explicit PersistentModel(const GridConfig& config) : config_(config) {}
+  // `pair_filter`: the grid's pair predicate (E8); the model asks it with the objects' payloads in object
+  // order, so it must be symmetric for the model to stand for a grid that asks in slot order.
+  explicit PersistentModel(const GridConfig& config, PairFilter pair_filter = {})
+      : config_(config), pair_filter_(pair_filter) {}
 
-  [[nodiscard]] absl::StatusCode insert(const Box<D>& box) {
+  [[nodiscard]] absl::StatusCode insert(const Box<D>& box, UserData user = 0, Filter filter = {}) {
     const absl::StatusOr<Placement<D>> where = oracle_placement<D>(box, config_);
     if (!where.ok()) return where.status().code();
     Object o;
+    o.user_now = user;
+    o.filter_now = filter;
     o.now = box;
     o.live = true;
     o.teleported = true;
@@ -141,9 +151,50 @@ class PersistentModel {
     return absl::StatusCode::kOk;
   }
 
+  // set_filter(), set_user_data(), refilter(): E8's changes; NotFound for an object that is not live.
+  [[nodiscard]] absl::StatusCode set_filter(std::size_t object, Filter filter) {
+    if (object >= objects_.size() || !objects_[object].live) return absl::StatusCode::kNotFound;
+    objects_[object].filter_now = filter;
+    objects_[object].dirty = true;
+    return absl::StatusCode::kOk;
+  }
+  [[nodiscard]] absl::StatusCode set_user_data(std::size_t object, UserData user) {
+    if (object >= objects_.size() || !objects_[object].live) return absl::StatusCode::kNotFound;
+    objects_[object].user_now = user;
+    objects_[object].dirty = true;
+    return absl::StatusCode::kOk;
+  }
+  [[nodiscard]] absl::StatusCode refilter(std::size_t object) {
+    if (object >= objects_.size() || !objects_[object].live) return absl::StatusCode::kNotFound;
+    objects_[object].dirty = true;
+    return absl::StatusCode::kOk;
+  }
+
+  // query(): E11, the live objects whose box as last given overlaps `box`, ascending.
+  [[nodiscard]] std::vector<std::size_t> query(const Box<D>& box) const {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < objects_.size(); ++i) {
+      if (objects_[i].live && internal::intersect(objects_[i].now, box)) out.push_back(i);
+    }
+    return out;
+  }
+  // ray(): E9, (entry fraction, object) for every live object the segment hits, by brute force.
+  [[nodiscard]] std::vector<std::pair<double, std::size_t>> ray(const Segment<D>& segment) const {
+    std::vector<std::pair<double, std::size_t>> out;
+    for (std::size_t i = 0; i < objects_.size(); ++i) {
+      double t = 0;
+      if (objects_[i].live && ray_entry<D>(objects_[i].now, segment, t)) out.push_back({t, i});
+    }
+    return out;
+  }
+
   // update(): the expected outcome; applied when OK (a refused update leaves the model as it was, E4).
   [[nodiscard]] Update update() {
     Update u;
+    for (const Object& o : objects_) {
+      u.users_now.push_back(o.user_now);
+      u.users_then.push_back(o.user_then);
+    }
     const std::vector<ObjectPair> before = pairs();
     std::vector<ObjectPair> after;
     absl::int128 memberships = 0;
@@ -162,7 +213,7 @@ class PersistentModel {
       }
       for (std::size_t j = i + 1; j < objects_.size(); ++j) {
         const Object& b = objects_[j];
-        if (!a.live || !b.live) continue;
+        if (!a.live || !b.live || !accepted(a.filter_now, a.user_now, b.filter_now, b.user_now)) continue;
         if (internal::intersect(a.now, b.now)) {
           after.push_back({i, j});
         } else if ((a.swept || b.swept) && internal::intersect(a.swept ? a.volume : a.now, b.swept ? b.volume : b.now)) {
@@ -184,6 +235,8 @@ class PersistentModel {
     u.pairs = static_cast<std::int64_t>(after.size());
     for (Object& o : objects_) {
       o.then = o.now;
+      o.user_then = o.user_now;
+      o.filter_then = o.filter_now;
       o.then_cells = o.now_cells;
       o.committed = o.live;
       o.swept = false;
@@ -198,7 +251,10 @@ class PersistentModel {
     std::vector<ObjectPair> out;
     for (std::size_t i = 0; i < objects_.size(); ++i) {
       for (std::size_t j = i + 1; j < objects_.size(); ++j) {
-        if (objects_[i].committed && objects_[j].committed && internal::intersect(objects_[i].then, objects_[j].then)) {
+        const Object& a = objects_[i];
+        const Object& b = objects_[j];
+        if (a.committed && b.committed && internal::intersect(a.then, b.then) &&
+            accepted(a.filter_then, a.user_then, b.filter_then, b.user_then)) {
           out.push_back({i, j});
         }
       }
@@ -210,7 +266,14 @@ class PersistentModel {
   [[nodiscard]] const GridConfig& config() const noexcept { return config_; }
 
  private:
+  // E8 from its definition: the filter rule written out, then the predicate.
+  [[nodiscard]] bool accepted(const Filter& fa, UserData ua, const Filter& fb, UserData ub) const {
+    if ((fa.group & fb.mask) == 0 || (fb.group & fa.mask) == 0) return false;
+    return pair_filter_.fn == nullptr || pair_filter_.fn(pair_filter_.context, ua, ub);
+  }
+
   GridConfig config_;
+  PairFilter pair_filter_;
   std::vector<Object> objects_;
 };
 
@@ -322,6 +385,21 @@ template <std::size_t D>
     std::vector<ObjectPair> mapped;
     if (absl::Status s = internal::to_object_pairs(list.clause, list.what, list.got, handles, mapped); !s.ok()) return s;
     if (absl::Status s = internal::same_pairs(list.clause, list.what, mapped, list.want); !s.ok()) return s;
+    // E7: each contact carries its boxes' payloads, as now (began, swept) or as committed (ended).
+    const std::vector<UserData>& users = list.what == absl::string_view("ended") ? want.users_then : want.users_now;
+    if (users.size() < handles.size()) continue;  // an Update built by hand, without payloads
+    for (const Contact& c : list.got) {
+      for (const auto& [h, user] : {std::pair{c.a, c.user_a}, std::pair{c.b, c.user_b}}) {
+        const auto at = std::find(handles.begin(), handles.end(), h);
+        const auto object = static_cast<std::size_t>(at - handles.begin());
+        if (users[object] != user) {
+          std::ostringstream os;
+          os << list.what << " contact " << c << " carries payload " << user << " for object " << object << ", expected "
+             << users[object];
+          return internal::fail("E7 payloads: ", os.str());
+        }
+      }
+    }
   }
   const UpdateStats& st = got->stats;
   const struct {
@@ -388,6 +466,70 @@ template <std::size_t D>
   return absl::OkStatus();
 }
 
+// Hit
+//
+// One answer of a query or a ray cast (E9, E11): the handle and payload the callback received, and for a
+// ray its entry fraction (0 for a box query).
+struct Hit {
+  Handle handle;
+  UserData user = 0;
+  double t = 0;
+};
+
+// check_query()
+//
+// E11, E7: `got` (the callbacks of one PersistentGrid::query, in call order) is exactly the model's live
+// objects overlapping the box as last given, each once, with their payloads as last given.
+template <std::size_t D>
+[[nodiscard]] absl::Status check_query(const PersistentModel<D>& model, const Box<D>& box, std::span<const Hit> got,
+                                       std::span<const Handle> handles) {
+  std::vector<std::size_t> objects;
+  for (const Hit& h : got) {
+    const auto at = std::find(handles.begin(), handles.end(), h.handle);
+    if (at == handles.end()) return internal::fail("E11 queries: ", "a hit names a handle the grid never issued");
+    const auto object = static_cast<std::size_t>(at - handles.begin());
+    if (model.objects()[object].user_now != h.user) {
+      return internal::fail("E7 payloads: ", absl::StrCat("query hit of object ", object, " carries the wrong payload"));
+    }
+    objects.push_back(object);
+  }
+  std::sort(objects.begin(), objects.end());
+  if (std::adjacent_find(objects.begin(), objects.end()) != objects.end()) {
+    return internal::fail("E11 queries: ", "an object is reported twice");
+  }
+  if (objects != model.query(box)) {
+    return internal::fail("E11 queries: ", absl::StrCat("query returned ", objects.size(), " objects, expected ",
+                                                        model.query(box).size(), " (the boxes as last given)"));
+  }
+  return absl::OkStatus();
+}
+
+// check_ray()
+//
+// E9, E11, E7: `got` (the callbacks of one PersistentGrid::raycast, in call order, with the callback never
+// stopping it) is exactly the model's hits, in ascending (t, slot), each once, with its payload.
+template <std::size_t D>
+[[nodiscard]] absl::Status check_ray(const PersistentModel<D>& model, const Segment<D>& segment, std::span<const Hit> got,
+                                     std::span<const Handle> handles) {
+  std::vector<std::pair<double, std::size_t>> want = model.ray(segment);
+  std::sort(want.begin(), want.end(), [&](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first < y.first : handles[x.second].slot < handles[y.second].slot;
+  });
+  if (got.size() != want.size()) {
+    return internal::fail("E9 ray cast: ", absl::StrCat(got.size(), " hits, expected ", want.size()));
+  }
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const std::size_t object = want[i].second;
+    if (got[i].handle != handles[object] || !(got[i].t == want[i].first)) {
+      return internal::fail("E9 ray cast: ", absl::StrFormat("hit %d is not object %d at t = %a", i, object, want[i].first));
+    }
+    if (got[i].user != model.objects()[object].user_now) {
+      return internal::fail("E7 payloads: ", absl::StrCat("ray hit of object ", object, " carries the wrong payload"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // PersistentJudge
 //
 // Drives a PersistentModel beside any persistent grid and judges the grid's answers, operation by
@@ -405,10 +547,13 @@ template <std::size_t D>
 template <std::size_t D>
 class PersistentJudge {
  public:
-  explicit PersistentJudge(const GridConfig& config) : model_(config) {}
+  explicit PersistentJudge(const GridConfig& config, PairFilter pair_filter = {}) : model_(config, pair_filter) {}
 
   [[nodiscard]] absl::Status insert(const Box<D>& box, const absl::StatusOr<Handle>& got) {
-    const absl::StatusCode want = model_.insert(box);
+    return insert(box, 0, Filter{}, got);
+  }
+  [[nodiscard]] absl::Status insert(const Box<D>& box, UserData user, Filter filter, const absl::StatusOr<Handle>& got) {
+    const absl::StatusCode want = model_.insert(box, user, filter);
     if (absl::Status s = check_operation("insert", want, got.status()); !s.ok()) return s;
     if (!got.ok()) return absl::OkStatus();
     if (absl::Status s = check_fresh_handle(*got, handles_); !s.ok()) return s;
@@ -422,6 +567,22 @@ class PersistentJudge {
 
   [[nodiscard]] absl::Status remove(std::size_t object, const absl::Status& got) {
     return check_operation("remove", model_.remove(object), got);
+  }
+
+  [[nodiscard]] absl::Status set_filter(std::size_t object, Filter filter, const absl::Status& got) {
+    return check_operation("set_filter", model_.set_filter(object, filter), got);
+  }
+  [[nodiscard]] absl::Status set_user_data(std::size_t object, UserData user, const absl::Status& got) {
+    return check_operation("set_user_data", model_.set_user_data(object, user), got);
+  }
+  [[nodiscard]] absl::Status refilter(std::size_t object, const absl::Status& got) {
+    return check_operation("refilter", model_.refilter(object), got);
+  }
+  [[nodiscard]] absl::Status query(const Box<D>& box, std::span<const Hit> got) const {
+    return check_query<D>(model_, box, got, handles_);
+  }
+  [[nodiscard]] absl::Status ray(const Segment<D>& segment, std::span<const Hit> got) const {
+    return check_ray<D>(model_, segment, got, handles_);
   }
 
   // stale(): the answer to an operation with a handle that was never issued (generation 0, or a slot

@@ -8,12 +8,18 @@
 // canonical order — and, for boxes moved with Motion::kSwept, the pairs whose swept volumes meet although
 // their end boxes do not (candidates for continuous collision in the narrow phase).
 //
-// An update works on the dirty boxes only (inserted, moved or removed since the previous update): each
-// queries the cells of its old box in the committed grid (the pairs it may leave) and the cells of its new
-// box in the committed grid plus an overlay of the other dirty boxes (the pairs it may enter); a pair is
-// reported from its reference cell only (B9) and, when both boxes are dirty, only from the lower slot.
-// Nothing is changed until every budget is known to hold, so a refused update changes nothing.
-// Spec: docs/broadphase.md (clauses E1-E6). Checker and model: lwc.contracts.broadphase.
+// Each box also carries a payload and filter bits (E7, E8); queries and ray casts see the boxes as last
+// given (E9, E11); float boxes are accepted as the doubles they are (E10); a warm grid allocates nothing
+// per frame (E12).
+//
+// An update works on the dirty boxes only (inserted, moved, removed or refiltered since the previous
+// update): it writes their registrations into an open-addressing cell table (only the cells that change),
+// takes the pairs each may leave from its adjacency list (the pair set is kept per slot) and the pairs
+// each may enter from a query of its cells; a candidate is taken in its reference cell only (B9, from
+// start flags kept per membership) and, when both boxes are dirty, only from the lower slot. Nothing of
+// the pair set or the committed state changes until every budget is known to hold, so a refused update
+// changes nothing observable.
+// Spec: docs/broadphase.md (clauses E1-E12). Checker and model: lwc.contracts.broadphase.
 #ifndef LWC_HEADER_BUILD
 module;
 #endif
@@ -21,6 +27,7 @@ module;
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -29,14 +36,14 @@ module;
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "lwc/check.h"
+#include "lwc/exact_fp.h"
 #ifndef LWC_HEADER_BUILD
 export module lwc.broadphase:persistent;
 
@@ -46,6 +53,9 @@ import :spec;
 #include "lwc/decompose.h"
 #include "lwc/broadphase/spec.h"
 #endif
+
+// The arithmetic below is exact IEEE arithmetic whatever the consumer's flags (lwc/exact_fp.h).
+LWC_EXACT_FP_BEGIN
 
 LWC_EXPORT namespace lwc {
 
@@ -65,6 +75,65 @@ struct Handle {  // LCOV_EXCL_LINE: clang maps this line to the implicit special
   }
 };
 
+// UserData
+//
+// The payload of one box (E7): a pointer-sized value the grid stores and returns with every event and
+// query hit, never reads (an engine stores its proxy or body pointer, or an index).
+using UserData = std::uintptr_t;
+
+// Filter
+//
+// Collision filter bits of one box (E8), with the rule of Bullet's broad phase and Box2D's: two boxes are
+// considered iff (a.group & b.mask) != 0 and (b.group & a.mask) != 0. The default (group 1, every mask
+// bit) passes with every default box. Bullet's `int` groups and masks convert bit for bit through uint32.
+struct Filter {  // LCOV_EXCL_LINE: clang maps this line to the implicit special members of a trivially copyable type, and the unused ones are never emitted
+  std::uint64_t group = 1;
+  std::uint64_t mask = ~std::uint64_t{0};
+
+  friend constexpr bool operator==(const Filter&, const Filter&) noexcept = default;
+};
+
+// passes()
+//
+// The filter rule (E8): (a.group & b.mask) && (b.group & a.mask). Symmetric.
+[[nodiscard]] constexpr bool passes(const Filter& a, const Filter& b) noexcept {
+  return (a.group & b.mask) != 0 && (b.group & a.mask) != 0;
+}
+
+// PairFilter
+//
+// An optional pair predicate (E8), given at create(): a pair whose filter bits pass is considered iff
+// fn(context, user of the lower slot, user of the higher slot) is true. It must be a pure function of its
+// arguments (the grid calls it on the dirty boxes' candidate pairs only, and may call it again for a pair);
+// when its answer for a box changes, call refilter() on that box. fn == nullptr: every pair is considered.
+struct PairFilter {
+  bool (*fn)(void* context, UserData lower, UserData higher) = nullptr;
+  void* context = nullptr;
+};
+
+// FloatBox
+//
+// A closed box of floats as engines hold them (E10): accepted by insert, move and query without a copy
+// into doubles by the caller. Every float is a double exactly, so a FloatBox is the Box with the same
+// values: the same validation, the exact floor quantisation cell_of(v, h) of its values (D9), the same
+// pairs.
+template <std::size_t D>
+  requires(D == 2 || D == 3)
+struct FloatBox {
+  std::array<float, D> min;
+  std::array<float, D> max;
+};
+
+// Segment
+//
+// The segment from `from` to `to` of a ray cast (E9): the points from + t * (to - from), t in [0, 1].
+template <std::size_t D>
+  requires(D == 2 || D == 3)
+struct Segment {
+  std::array<double, D> from;
+  std::array<double, D> to;
+};
+
 // Contact
 //
 // A pair of boxes of a PersistentGrid, lower slot first (a.slot < b.slot). Lists of contacts are in
@@ -72,6 +141,8 @@ struct Handle {  // LCOV_EXCL_LINE: clang maps this line to the implicit special
 struct Contact {  // LCOV_EXCL_LINE: clang maps this line to the implicit special members of a trivially copyable type, and the unused ones are never emitted
   Handle a;
   Handle b;
+  UserData user_a = 0;  // a's payload (E7): as now for began and swept, as at the previous update for ended
+  UserData user_b = 0;
 
   friend constexpr bool operator==(const Contact&, const Contact&) noexcept = default;
   friend constexpr auto operator<=>(const Contact&, const Contact&) noexcept = default;
@@ -153,101 +224,403 @@ struct Placed {
   Placement<D> where{};
 };
 
-// One layer of registrations: the slots registered in each (level, cell), and per level the slots
-// resident there (for the probes of a coarse box into a finer level, which may scan them). Order within a
-// cell does not matter: pairs are taken from their reference cell, not by id order.
-template <std::size_t D>
-struct Layer {
-  absl::flat_hash_map<CellKey<D>, absl::InlinedVector<std::uint32_t, 4>> cells;
-  std::map<int, absl::flat_hash_set<std::uint32_t>> levels;
+// One registration of a box in a cell: its slot and its start flags there (bit k: the cell is the box's
+// first cell on axis k). The reference cell of two boxes meeting in cell c, max(lo_a, lo_b) per axis, is c
+// exactly when on every axis one of the two starts there (B9), so a query dedups from the flags alone.
+struct Member {
+  std::uint32_t slot;
+  std::uint32_t flags;
+};
 
-  void clear() {
-    cells.clear();
-    levels.clear();
+template <std::size_t D>
+[[nodiscard]] constexpr std::uint32_t all_axes() {
+  return (std::uint32_t{1} << D) - 1;
+}
+
+// Calls fn(cell, mask) for every cell of `r`, x fastest; bit k of mask: cell[k] == r.lo[k].
+template <std::size_t D, typename Fn>
+void for_each_cell_of(const CellRange<D>& r, Fn&& fn) {
+  std::array<std::int64_t, D> c = r.lo;
+  for (;;) {
+    std::uint32_t mask = 0;
+    for (std::size_t k = 0; k < D; ++k) mask |= static_cast<std::uint32_t>(c[k] == r.lo[k]) << k;
+    fn(c, mask);
+    std::size_t k = 0;
+    for (; k < D; ++k) {
+      if (c[k] != r.hi[k]) {
+        ++c[k];
+        break;
+      }
+      c[k] = r.lo[k];
+    }
+    if (k == D) return;
+  }
+}
+
+template <std::size_t D>
+[[nodiscard]] bool contains(const CellRange<D>& r, const std::array<std::int64_t, D>& c) {
+  for (std::size_t k = 0; k < D; ++k) {
+    if (c[k] < r.lo[k] || c[k] > r.hi[k]) return false;
+  }
+  return true;
+}
+
+// The cell table of a CellGrid: open addressing with linear probing and backward-shift deletion (no
+// tombstones), one 64-byte entry per occupied (level, cell) holding its key, its first kInline members and
+// the index of an overflow list for the rest (lists come from a pool and keep their capacity when
+// recycled). A lookup reads one entry (and its neighbours when probing); the home of a cell keeps the
+// 2^D cells of an aligned block of two per axis side by side, so a box's cells share cache lines. The
+// table doubles at half load: the only allocation once it is warm.
+template <std::size_t D>
+class CellTable {
+ public:
+  static constexpr std::size_t kInline = D == 2 ? 4 : 3;
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+  struct Entry {
+    std::array<std::int64_t, D> cell{};
+    std::int32_t level = 0;
+    std::uint32_t count = 0;  // 0: the entry is empty
+    std::uint32_t overflow = kNone;
+    std::array<Member, kInline> members{};
+  };
+
+  // Calls fn(member) for every member of (level, cell) while fn returns true; false iff fn stopped it.
+  template <typename Fn>
+  bool for_each(int level, const std::array<std::int64_t, D>& c, Fn&& fn) const {
+    const Entry* e = find(level, c);
+    if (e == nullptr) return true;
+    const std::size_t inl = std::min<std::size_t>(e->count, kInline);
+    for (std::size_t i = 0; i < inl; ++i) {
+      if (!fn(e->members[i])) return false;
+    }
+    if (e->count > kInline) {
+      for (const Member& m : lists_[e->overflow]) {
+        if (!fn(m)) return false;
+      }
+    }
+    return true;
   }
 
+  // Prefetches the home entry of (level, cell).
+  void prefetch(int level, const std::array<std::int64_t, D>& c) const {
+    if (size_ != 0) __builtin_prefetch(&entries_[home(level, c)]);
+  }
+
+  // The number of members of (level, cell) (0 when it is not occupied).
+  [[nodiscard]] std::size_t count(int level, const std::array<std::int64_t, D>& c) const {
+    const Entry* e = find(level, c);
+    return e == nullptr ? 0 : e->count;
+  }
+
+  void add(int level, const std::array<std::int64_t, D>& c, Member m) {
+    if ((size_ + 1) * 2 > entries_.size()) grow();
+    std::size_t i = home(level, c);
+    for (;; i = (i + 1) & mask_) {
+      Entry& e = entries_[i];
+      if (e.count == 0) {
+        e.cell = c;
+        e.level = level;
+        e.overflow = kNone;
+        ++size_;
+        break;
+      }
+      if (e.level == level && e.cell == c) break;
+    }
+    Entry& e = entries_[i];
+    if (e.count < kInline) {
+      e.members[e.count++] = m;
+      return;
+    }
+    if (e.overflow == kNone) e.overflow = take_list();
+    lists_[e.overflow].push_back(m);
+    ++e.count;
+  }
+
+  // Sets the flags of `slot`'s member of (level, cell), which must exist.
+  void set_flags(int level, const std::array<std::int64_t, D>& c, std::uint32_t slot, std::uint32_t flags) {
+    Member* m = member(find_mut(level, c), slot);
+    m->flags = flags;
+  }
+
+  // Erases `slot`'s member of (level, cell), which must exist.
+  void erase(int level, const std::array<std::int64_t, D>& c, std::uint32_t slot) {
+    Entry* e = find_mut(level, c);
+    Member* m = member(e, slot);
+    // The last member takes its place.
+    if (e->count > kInline) {
+      auto& list = lists_[e->overflow];
+      *m = list.back();
+      list.pop_back();  // keeps the capacity
+      if (list.empty()) {
+        give_list(e->overflow);
+        e->overflow = kNone;
+      }
+    } else {
+      *m = e->members[e->count - 1];
+    }
+    if (--e->count > 0) return;
+    // Backward-shift deletion: later entries of the probe run move up into the hole.
+    std::size_t hole = static_cast<std::size_t>(e - entries_.data());
+    --size_;
+    for (std::size_t j = (hole + 1) & mask_;; j = (j + 1) & mask_) {
+      Entry& next = entries_[j];
+      if (next.count == 0) break;
+      const std::size_t h = home(next.level, next.cell);
+      // `next` may move to the hole iff its home is not in (hole, j] (cyclically).
+      const bool stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
+      if (stays) continue;
+      entries_[hole] = next;
+      next.count = 0;
+      next.overflow = kNone;
+      hole = j;
+    }
+    entries_[hole].count = 0;
+    entries_[hole].overflow = kNone;
+  }
+
+ private:
+  // The product modulo 2^64, without an unsigned wrap (which -fsanitize=integer reports).
+  [[nodiscard]] static std::uint64_t mul(std::uint64_t a, std::uint64_t b) {
+    __extension__ using Wide = unsigned __int128;
+    return static_cast<std::uint64_t>(static_cast<Wide>(a) * b);
+  }
+  [[nodiscard]] std::size_t home(int level, const std::array<std::int64_t, D>& c) const {
+    std::uint64_t h = mul(static_cast<std::uint64_t>(static_cast<std::uint32_t>(level)) + 1, 0x9E3779B97F4A7C15ull);
+    std::uint64_t local = 0;
+    for (std::size_t k = 0; k < D; ++k) {
+      const auto u = static_cast<std::uint64_t>(c[k]);
+      local |= (u & 1u) << k;
+      h = mul(h ^ (u >> 1), 0xFF51AFD7ED558CCDull);
+      h ^= h >> 32;
+    }
+    return static_cast<std::size_t>((((h >> D) << D) | local) & mask_);  // h's low D bits replaced: no wrap
+  }
+
+  [[nodiscard]] const Entry* find(int level, const std::array<std::int64_t, D>& c) const {
+    if (size_ == 0) return nullptr;
+    for (std::size_t i = home(level, c);; i = (i + 1) & mask_) {
+      const Entry& e = entries_[i];
+      if (e.count == 0) return nullptr;
+      if (e.level == level && e.cell == c) return &e;
+    }
+  }
+  Entry* find_mut(int level, const std::array<std::int64_t, D>& c) {
+    Entry* e = const_cast<Entry*>(find(level, c));
+    LWC_CHECK(e != nullptr, "a registered box is in each of its cells");
+    return e;
+  }
+  Member* member(Entry* e, std::uint32_t slot) {
+    const std::size_t inl = std::min<std::size_t>(e->count, kInline);
+    for (std::size_t i = 0; i < inl; ++i) {
+      if (e->members[i].slot == slot) return &e->members[i];
+    }
+    for (Member& m : lists_[e->overflow]) {  // LWC_CHECK below: count > kInline here
+      if (m.slot == slot) return &m;
+    }
+    LWC_CHECK(false, "a registered box is in each of its cells");
+    return nullptr;  // LCOV_EXCL_LINE: unreachable after the check
+  }
+
+  // The recycled lists form a heap by capacity and the largest is taken first, so that a warm table
+  // (one that has met its largest crowded cells) never grows a list again.
+  [[nodiscard]] bool smaller(std::uint32_t a, std::uint32_t b) const { return lists_[a].capacity() < lists_[b].capacity(); }
+  std::uint32_t take_list() {
+    if (!free_lists_.empty()) {
+      std::pop_heap(free_lists_.begin(), free_lists_.end(), [&](std::uint32_t a, std::uint32_t b) { return smaller(a, b); });
+      const std::uint32_t i = free_lists_.back();
+      free_lists_.pop_back();
+      return i;
+    }
+    lists_.emplace_back().reserve(8);
+    return static_cast<std::uint32_t>(lists_.size() - 1);
+  }
+  void give_list(std::uint32_t i) {
+    free_lists_.push_back(i);
+    std::push_heap(free_lists_.begin(), free_lists_.end(), [&](std::uint32_t a, std::uint32_t b) { return smaller(a, b); });
+  }
+
+  void grow() {
+    std::vector<Entry> old = std::move(entries_);
+    entries_.assign(std::max<std::size_t>(64, old.size() * 2), Entry{});
+    mask_ = entries_.size() - 1;
+    for (const Entry& e : old) {
+      if (e.count == 0) continue;
+      std::size_t i = home(e.level, e.cell);
+      while (entries_[i].count != 0) i = (i + 1) & mask_;
+      entries_[i] = e;
+    }
+  }
+
+  std::vector<Entry> entries_;
+  std::size_t mask_ = 0;
+  std::size_t size_ = 0;
+  std::vector<std::vector<Member>> lists_;  // overflow lists, occupied and recycled
+  std::vector<std::uint32_t> free_lists_;   // recycled overflow lists (empty, capacity kept), a heap by capacity
+};
+
+// The registered boxes of a persistent grid, updated in place: (level, cell) -> a bucket of Members, and per
+// occupied level its residents (for the scans of a query that has more cells on a finer level than the
+// level has residents). Buckets come from a pool and are recycled with their capacity, residents are
+// erased by swap with their position kept per slot, so that a warm grid moving boxes allocates nothing
+// (E12). Order within a bucket does not matter: pairs are taken from their reference cell.
+template <std::size_t D>
+class CellGrid {
+ public:
+  struct Level {
+    int level = 0;
+    CellSize size = CellSize::of<1.0>();
+    std::vector<std::uint32_t> residents;
+  };
+
+  explicit CellGrid(CellSize h) : h_(h) {}
+
   void add(std::uint32_t slot, const Placement<D>& where) {
-    for_each_range_cell<D>(where.cells, [&](const std::array<std::int64_t, D>& c) {
-      cells[CellKey<D>{where.level, c}].push_back(slot);
+    Level& level = level_of(where.level);
+    if (pos_.size() <= slot) pos_.resize(static_cast<std::size_t>(slot) + 1, 0);
+    pos_[slot] = static_cast<std::uint32_t>(level.residents.size());
+    level.residents.push_back(slot);
+    for_each_cell_of<D>(where.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t mask) {
+      add_member(CellKey<D>{where.level, c}, Member{slot, mask});
     });
-    levels[where.level].insert(slot);
   }
 
   void erase(std::uint32_t slot, const Placement<D>& where) {
-    for_each_range_cell<D>(where.cells, [&](const std::array<std::int64_t, D>& c) {
-      auto it = cells.find(CellKey<D>{where.level, c});
-      LWC_CHECK(it != cells.end(), "a registered box is in each of its cells");
-      auto& ids = it->second;
-      auto at = std::find(ids.begin(), ids.end(), slot);
-      LWC_CHECK(at != ids.end(), "a registered box is in each of its cells");
-      *at = ids.back();
-      ids.pop_back();
-      if (ids.empty()) cells.erase(it);
+    for_each_cell_of<D>(where.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t) {
+      erase_member(CellKey<D>{where.level, c}, slot);
     });
-    auto level = levels.find(where.level);
-    level->second.erase(slot);
-    if (level->second.empty()) levels.erase(level);
+    erase_resident(slot, where.level);
   }
 
-  template <std::size_t E, typename Fn>
-  static void for_each_range_cell(const CellRange<E>& r, Fn&& fn) {
-    std::array<std::int64_t, E> c = r.lo;
-    for (;;) {
-      fn(c);
-      std::size_t k = 0;
-      for (; k < E; ++k) {
-        if (c[k] != r.hi[k]) {
-          ++c[k];
-          break;
+  // Moves the registrations of `slot` from `from` to `to`: on one level only the cells that differ and the
+  // shared cells whose start flags change are written.
+  void move(std::uint32_t slot, const Placement<D>& from, const Placement<D>& to) {
+    if (from.level != to.level) {
+      erase(slot, from);
+      add(slot, to);
+      return;
+    }
+    if (from.cells == to.cells) return;
+    const int lv = to.level;
+    for_each_cell_of<D>(from.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t old_flags) {
+      if (!contains<D>(to.cells, c)) {
+        erase_member(CellKey<D>{lv, c}, slot);
+        return;
+      }
+      std::uint32_t flags = 0;
+      for (std::size_t k = 0; k < D; ++k) flags |= static_cast<std::uint32_t>(c[k] == to.cells.lo[k]) << k;
+      if (flags == old_flags) return;
+      table_.set_flags(lv, c, slot, flags);
+    });
+    for_each_cell_of<D>(to.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t flags) {
+      if (!contains<D>(from.cells, c)) add_member(CellKey<D>{lv, c}, Member{slot, flags});
+    });
+  }
+
+  // Calls fn(t) once for every slot t registered with cells that meet the cells of `box` on t's level,
+  // from the reference cell of the two (B9), or for every resident of a level where `box` has more cells
+  // than the level has residents (or cells outside int64). Every registered t whose box overlaps `box` is
+  // among them (B8). `visits` counts the (query, resident) incidences met.
+  template <typename Fn, typename Prefetch>
+  void candidates(const Box<D>& box, int box_level, const CellRange<D>& box_cells, Fn&& fn,
+                  std::int64_t& visits, Prefetch&& prefetch) const {
+    bool go = true;  // fn returned true so far
+    for (const Level& level : levels_) {
+      if (level.residents.empty()) continue;
+      CellRange<D> r = box_cells;
+      bool scan = false;
+      if (level.level != box_level) {
+        absl::StatusOr<CellRange<D>> at = cell_range(box, level.size);
+        scan = !at.ok() || cell_count(*at) > absl::uint128(level.residents.size());
+        if (at.ok()) r = *at;
+      }
+      if (scan) {
+        for (const std::uint32_t t : level.residents) {
+          ++visits;
+          if (!fn(t)) return;
         }
-        c[k] = r.lo[k];
+        continue;
       }
-      if (k == E) return;
+      // The candidates of a few cells are gathered first and their slots prefetched, so that the reads
+      // of their boxes overlap instead of waiting one after the other.
+      std::array<std::uint32_t, 64> batch;
+      std::size_t held = 0;
+      const auto flush = [&] {
+        for (std::size_t i = 0; i < held && go; ++i) go = static_cast<bool>(fn(batch[i]));
+        held = 0;
+      };
+      for_each_cell_of<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t mask) {
+        if (!go) return;
+        (void)table_.for_each(level.level, c, [&](const Member& m) {
+          ++visits;
+          if ((m.flags | mask) != all_axes<D>()) return true;
+          prefetch(m.slot);
+          batch[held++] = m.slot;
+          if (held == batch.size()) flush();
+          return go;
+        });
+      });
+      flush();
+      if (!go) return;
     }
   }
-};
 
-// Calls fn(t) once for every slot t registered in `layer` and accepted by keep(t) whose cells meet the
-// cells of `q` on t's level, from the reference cell of the two there (B9): the cell max(lo_q, lo_t) on
-// every axis, which lies in both ranges exactly when they meet. Every t whose box (entry(t).box) overlaps
-// q.box is among them (B8). On a level finer than q's, where q's cells may be too many or not int64, the
-// level's residents are scanned instead when they are fewer than q's cells there.
-template <std::size_t D, typename Entry, typename Keep, typename Fn>
-void query_layer(const Layer<D>& layer, CellSize h, const Placed<D>& q, Entry&& entry, Keep&& keep, Fn&& fn,
-                 std::int64_t& visits) {
-  for (const auto& [level, residents] : layer.levels) {
-    CellRange<D> r = q.where.cells;
-    bool scan = false;
-    if (level != q.where.level) {
-      absl::StatusOr<CellSize> size = CellSize::create(level_cell_size(h.value(), level));
-      LWC_CHECK(size.ok(), "an occupied level has a finite cell size");
-      absl::StatusOr<CellRange<D>> at = cell_range(q.box, *size);
-      // Coarser than q: q's cells there are int64 and no more than on its own level (B11's monotonicity).
-      scan = !at.ok() || (level < q.where.level && cell_count(*at) > absl::uint128(residents.size()));
-      if (at.ok()) r = *at;
-    }
-    if (scan) {
-      for (const std::uint32_t t : residents) {
-        if (!keep(t)) continue;
-        ++visits;
-        fn(t);
-      }
-      continue;
-    }
-    Layer<D>::template for_each_range_cell<D>(r, [&](const std::array<std::int64_t, D>& c) {
-      auto it = layer.cells.find(CellKey<D>{level, c});
-      if (it == layer.cells.end()) return;
-      for (const std::uint32_t t : it->second) {
-        if (!keep(t)) continue;
-        ++visits;
-        const CellRange<D>& rt = entry(t).where.cells;
-        bool reference = true;
-        for (std::size_t k = 0; k < D; ++k) reference &= c[k] == std::max(r.lo[k], rt.lo[k]);
-        if (reference) fn(t);
-      }
-    });
+  template <typename Fn>
+  void candidates(const Box<D>& box, int box_level, const CellRange<D>& box_cells, Fn&& fn,
+                  std::int64_t& visits) const {
+    candidates(box, box_level, box_cells, std::forward<Fn>(fn), visits, [](std::uint32_t) {});
   }
-}
+  // The same for a query box that is only validated, not placed (query()): its own level is none.
+  template <typename Fn, typename Prefetch>
+  void candidates(const Box<D>& box, Fn&& fn, std::int64_t& visits, Prefetch&& prefetch) const {
+    candidates(box, std::numeric_limits<int>::min(), CellRange<D>{}, std::forward<Fn>(fn), visits,
+               std::forward<Prefetch>(prefetch));
+  }
+
+  [[nodiscard]] const std::vector<Level>& levels() const noexcept { return levels_; }
+  [[nodiscard]] const CellTable<D>& table() const noexcept { return table_; }
+
+  // Prefetches the entries of the cells of a placement (when they are few).
+  void prefetch(const Placement<D>& where) const {
+    if (where.cell_count > 8) return;
+    for_each_cell_of<D>(where.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t) { table_.prefetch(where.level, c); });
+  }
+
+ private:
+
+  Level& level_of(int lv) {
+    for (Level& l : levels_) {
+      if (l.level == lv) return l;
+    }
+    Level l;
+    l.level = lv;
+    absl::StatusOr<CellSize> size = CellSize::create(level_cell_size(h_.value(), lv));
+    LWC_CHECK(size.ok(), "a placed box's level has a finite cell size");
+    l.size = *size;
+    return levels_.emplace_back(std::move(l));
+  }
+
+  void add_member(const CellKey<D>& key, Member m) { table_.add(key.level, key.cell, m); }
+  void erase_member(const CellKey<D>& key, std::uint32_t slot) { table_.erase(key.level, key.cell, slot); }
+
+  void erase_resident(std::uint32_t slot, int lv) {
+    for (std::size_t i = 0; i < levels_.size(); ++i) {
+      Level& l = levels_[i];
+      if (l.level != lv) continue;
+      const std::uint32_t at = pos_[slot];
+      const std::uint32_t last = l.residents.back();
+      l.residents[at] = last;
+      pos_[last] = at;
+      l.residents.pop_back();  // an emptied level stays, with its capacity (queries skip it)
+      return;
+    }
+  }
+
+  CellSize h_;
+  CellTable<D> table_;
+  std::vector<Level> levels_;  // every level ever occupied (an empty one is kept warm, and skipped)
+  std::vector<std::uint32_t> pos_;                        // slot -> its index in its level's residents
+};
 
 template <std::size_t D>
 [[nodiscard]] Box<D> hull(const Box<D>& a, const Box<D>& b) {
@@ -259,40 +632,97 @@ template <std::size_t D>
   return u;
 }
 
-[[nodiscard]] inline std::uint64_t pair_key(std::uint32_t a, std::uint32_t b) {
-  return (static_cast<std::uint64_t>(std::min(a, b)) << 32) | std::max(a, b);
-}
-
 }  // namespace lwc::internal
 
 LWC_EXPORT namespace lwc {
 
+// ray_entry()
+//
+// The ray-cast test of one box (E9), the slab method as written here in IEEE double: on every axis k with
+// d = to[k] - from[k] != 0 the interval of t between (min[k] - from[k]) / d and (max[k] - from[k]) / d;
+// on an axis with d == 0, every t if min[k] <= from[k] <= max[k], else none. The box is hit iff the
+// intersection of [0, 1] with every axis' interval is not empty; `t` receives its lower end, the entry
+// fraction. Touching counts (closed boxes). For a valid box and a valid segment (finite, and to - from
+// finite on every axis) no NaN arises.
+template <std::size_t D>
+[[nodiscard]] bool ray_entry(const Box<D>& box, const Segment<D>& segment, double& t) noexcept {
+  double enter = 0.0;
+  double exit = 1.0;
+  for (std::size_t k = 0; k < D; ++k) {
+    const double d = segment.to[k] - segment.from[k];
+    if (fp::is_zero(d)) {
+      if (!(box.min[k] <= segment.from[k] && segment.from[k] <= box.max[k])) return false;
+      continue;
+    }
+    double t1 = (box.min[k] - segment.from[k]) / d;
+    double t2 = (box.max[k] - segment.from[k]) / d;
+    if (t2 < t1) std::swap(t1, t2);
+    enter = std::max(enter, t1);
+    exit = std::min(exit, t2);
+    if (exit < enter) return false;
+  }
+  t = enter;
+  return true;
+}
+
+// validate_segment()
+//
+// OK iff every coordinate of the segment and every to[k] - from[k] is finite; otherwise InvalidArgument
+// (E9).
+template <std::size_t D>
+[[nodiscard]] absl::Status validate_segment(const Segment<D>& segment) {
+  for (std::size_t k = 0; k < D; ++k) {
+    if (!fp::is_finite(segment.from[k]) || !fp::is_finite(segment.to[k]) ||
+        !fp::is_finite(segment.to[k] - segment.from[k])) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "segment: axis %d from %a to %a is not finite (E9)", k, segment.from[k], segment.to[k]));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// widen()
+//
+// The Box with the values of a FloatBox (exact: every float is a double).
+template <std::size_t D>
+[[nodiscard]] constexpr Box<D> widen(const FloatBox<D>& box) noexcept {
+  Box<D> out{};
+  for (std::size_t k = 0; k < D; ++k) {
+    out.min[k] = static_cast<double>(box.min[k]);
+    out.max[k] = static_cast<double>(box.max[k]);
+  }
+  return out;
+}
+
 // PersistentGrid
 //
 // A broad phase that keeps its boxes between frames and reports contact events. Operations take effect at
-// the next update(); pairs() and boxes() describe the state at the last successful update. Cost of an
+// the next update(); pairs() and boxes() describe the state at the last successful update, and query() and
+// raycast() the boxes as last given (E11). Each box carries a payload and filter bits (E7, E8). Cost of an
 // update: proportional to the memberships of the dirty boxes and the boxes sharing their cells, not to the
-// number of boxes (E5). Not thread-safe; movable, not copyable.
+// number of boxes (E5). Not thread-safe (queries included); movable, not copyable.
 //
 // Example:
 //   absl::StatusOr<lwc::PersistentGrid<2>> grid =
 //       lwc::PersistentGrid<2>::create({.cell_size = lwc::CellSize::of<2.0>()});
 //   absl::StatusOr<lwc::Handle> wall = grid->insert({{0, 0}, {10, 2}});
-//   absl::StatusOr<lwc::Handle> prop = grid->insert({{12, 0}, {13, 1}});
-//   absl::StatusOr<lwc::ContactEvents> e = grid->update();                  // nothing began
+//   absl::StatusOr<lwc::Handle> prop = grid->insert({{12, 0}, {13, 1}}, /*user=*/7);
+//   lwc::ContactEvents e;
+//   if (absl::Status s = grid->update(e); !s.ok()) return s;                 // nothing began
 //   if (absl::Status s = grid->move(*prop, {{9, 0}, {10, 1}}); !s.ok()) return s;
-//   e = grid->update();                                                     // e->began == {(wall, prop)}
+//   if (absl::Status s = grid->update(e); !s.ok()) return s;                 // e.began == {(wall, prop)}
 template <std::size_t D>
   requires(D == 2 || D == 3)
 class PersistentGrid {
  public:
   // create()
   //
-  // The config's errors are those of find_pairs (InvalidArgument, B6).
-  [[nodiscard]] static absl::StatusOr<PersistentGrid> create(const GridConfig& config) {
+  // The config's errors are those of find_pairs (InvalidArgument, B6). `pair_filter`: the optional pair
+  // predicate (E8).
+  [[nodiscard]] static absl::StatusOr<PersistentGrid> create(const GridConfig& config, PairFilter pair_filter = {}) {
     absl::StatusOr<GridSpec<D>> spec = GridSpec<D>::create(config);
     if (!spec.ok()) return spec.status();
-    return PersistentGrid(*spec);
+    return PersistentGrid(*spec, pair_filter);
   }
 
   PersistentGrid(PersistentGrid&&) noexcept = default;
@@ -300,12 +730,12 @@ class PersistentGrid {
 
   // insert()
   //
-  // A new box, live from the next update; returns its handle, never issued before (E3). Errors, with
-  // nothing changed (E4): those of placing one box in find_pairs (B6, B7, B11: InvalidArgument for a
-  // non-finite bound or min > max, OutOfRange for cells outside int64 and ResourceExhausted above
-  // max_cells_per_box, both under kReject; the message names the slot the box would take), and
-  // ResourceExhausted when all 2^32 - 1 slots are taken.
-  [[nodiscard]] absl::StatusOr<Handle> insert(const Box<D>& box) {
+  // A new box, live from the next update, with its payload and filter (E7, E8); returns its handle, never
+  // issued before (E3). Errors, with nothing changed (E4): those of placing one box in find_pairs (B6, B7,
+  // B11: InvalidArgument for a non-finite bound or min > max, OutOfRange for cells outside int64 and
+  // ResourceExhausted above max_cells_per_box, both under kReject; the message names the slot the box
+  // would take), and ResourceExhausted when all 2^32 - 1 slots are taken.
+  [[nodiscard]] absl::StatusOr<Handle> insert(const Box<D>& box, UserData user = 0, Filter filter = {}) {
     const bool fresh = free_.empty();
     if (fresh && slots_.size() >= kMaxSlots) {
       return absl::ResourceExhaustedError(absl::StrCat("all ", kMaxSlots, " slots are taken (E4)"));  // LCOV_EXCL_START: needs 2^32 - 1 live slots (over 100 GiB), more than a test can allocate
@@ -315,6 +745,8 @@ class PersistentGrid {
     if (!where.ok()) return where.status();
     if (fresh) {
       slots_.emplace_back();
+      cold_.emplace_back();
+      adj_.emplace_back();
     } else {
       free_.pop_back();
     }
@@ -322,11 +754,18 @@ class PersistentGrid {
     ++s.generation;  // a free slot's generation is below the maximum: exhausted slots are retired
     s.live = true;
     s.teleported = true;
-    s.now = {box, *where};
+    s.box = box;
+    s.user = user;
+    s.filter = filter;
+    s.where = *where;
     pending_memberships_ += where->cell_count;
     ++live_;
     mark_dirty(slot);
     return Handle{slot, s.generation};
+  }
+  // The same for a float box (E10).
+  [[nodiscard]] absl::StatusOr<Handle> insert(const FloatBox<D>& box, UserData user = 0, Filter filter = {}) {
+    return insert(widen(box), user, filter);
   }
 
   // move()
@@ -335,14 +774,14 @@ class PersistentGrid {
   // with nothing changed (E3, E4): NotFound for a handle that names no live box (removed, stale, never
   // issued); the placement errors of insert for `box` and, with kSwept, for the step volume.
   [[nodiscard]] absl::Status move(Handle handle, const Box<D>& box, Motion motion = Motion::kTeleport) {
-    if (absl::Status s = check_handle(handle); !s.ok()) return s;
+    if (absl::Status st = check_handle(handle); !st.ok()) return st;
     Slot& s = slots_[handle.slot];
+    Cold& c = cold_[handle.slot];
     absl::StatusOr<Placement<D>> where = spec_.place(box, handle.slot);
     if (!where.ok()) return where.status();
     internal::Placed<D> volume;
     if (motion == Motion::kSwept) {
-      const auto known = volumes_.find(handle.slot);
-      const Box<D>& start = known != volumes_.end() ? known->second.box : (s.teleported ? s.now.box : s.then.box);
+      const Box<D>& start = s.volume != kNone ? volumes_[s.volume].placed.box : (s.teleported ? s.box : c.then_box);
       volume.box = internal::hull(start, box);
       absl::StatusOr<Placement<D>> swept = spec_.place(volume.box, handle.slot);
       if (!swept.ok()) {
@@ -351,14 +790,48 @@ class PersistentGrid {
       volume.where = *swept;
     }
     pending_memberships_ += where->cell_count;
-    pending_memberships_ -= s.now.where.cell_count;
-    s.now = {box, *where};
+    pending_memberships_ -= s.where.cell_count;
+    s.box = box;
+    s.where = *where;
     if (motion == Motion::kSwept) {
-      volumes_[handle.slot] = volume;
+      if (s.volume == kNone) {
+        s.volume = static_cast<std::uint32_t>(volumes_.size());
+        volumes_.push_back({handle.slot, volume});
+      } else {
+        volumes_[s.volume].placed = volume;
+      }
     } else {
-      volumes_.erase(handle.slot);
+      drop_volume(handle.slot);
       s.teleported = true;
     }
+    mark_dirty(handle.slot);
+    return absl::OkStatus();
+  }
+  // The same for a float box (E10).
+  [[nodiscard]] absl::Status move(Handle handle, const FloatBox<D>& box, Motion motion = Motion::kTeleport) {
+    return move(handle, widen(box), motion);
+  }
+
+  // set_filter(), set_user_data(), refilter()
+  //
+  // Change a live box's filter bits or payload, or only mark it for the pair predicate to be asked again
+  // (E8): the box is dirty, and the next update reports exactly the pairs that begin or end because of
+  // the change (with its box unchanged: the pairs the filter or predicate now accepts or refuses). NotFound
+  // for a handle that names no live box, with nothing changed (E3).
+  [[nodiscard]] absl::Status set_filter(Handle handle, Filter filter) {
+    if (absl::Status s = check_handle(handle); !s.ok()) return s;
+    slots_[handle.slot].filter = filter;
+    mark_dirty(handle.slot);
+    return absl::OkStatus();
+  }
+  [[nodiscard]] absl::Status set_user_data(Handle handle, UserData user) {
+    if (absl::Status s = check_handle(handle); !s.ok()) return s;
+    slots_[handle.slot].user = user;
+    mark_dirty(handle.slot);
+    return absl::OkStatus();
+  }
+  [[nodiscard]] absl::Status refilter(Handle handle) {
+    if (absl::Status s = check_handle(handle); !s.ok()) return s;
     mark_dirty(handle.slot);
     return absl::OkStatus();
   }
@@ -368,12 +841,12 @@ class PersistentGrid {
   // Removes a live box: its pairs end at the next update; the handle is stale at once. NotFound for a
   // handle that names no live box, with nothing changed (E3).
   [[nodiscard]] absl::Status remove(Handle handle) {
-    if (absl::Status s = check_handle(handle); !s.ok()) return s;
+    if (absl::Status st = check_handle(handle); !st.ok()) return st;
     Slot& s = slots_[handle.slot];
     s.live = false;
-    pending_memberships_ -= s.now.where.cell_count;
+    pending_memberships_ -= s.where.cell_count;
     --live_;
-    volumes_.erase(handle.slot);
+    drop_volume(handle.slot);
     freed_.push_back(handle.slot);  // reusable after the update: until then the slot may name its old box
     mark_dirty(handle.slot);
     return absl::OkStatus();
@@ -381,164 +854,121 @@ class PersistentGrid {
 
   // update()
   //
-  // Applies the operations since the previous successful update and returns the events (E1, E6). Fails
-  // with ResourceExhausted, changing nothing (E4: the operations stay pending), exactly when find_pairs on
-  // the live boxes would for a budget — their memberships above max_memberships, their overlapping pairs
-  // above max_pairs (E2) — or when the step volumes' memberships exceed max_memberships or the swept
-  // candidates max_pairs. The memberships are checked before anything proportional to them is allocated.
-  // `timings`, when given, receives update_ns.
-  [[nodiscard]] absl::StatusOr<ContactEvents> update(Timings* timings = nullptr) {
+  // Applies the operations since the previous successful update and writes the events into `out` (E1, E6),
+  // reusing its vectors' capacity: once they and the grid are warm, an update allocates nothing (E12).
+  // Fails with ResourceExhausted, changing nothing in the grid (E4: the operations stay pending; `out` is
+  // left with empty lists), exactly when find_pairs on the live boxes would for a budget — their
+  // memberships above max_memberships, their overlapping pairs above max_pairs (E2) — or when the step
+  // volumes' memberships exceed max_memberships or the swept candidates max_pairs. `timings`, when given,
+  // receives update_ns.
+  [[nodiscard]] absl::Status update(ContactEvents& out, Timings* timings = nullptr) {
     const internal::Stopwatch updating(timings);
-    const GridConfig& config = spec_.config();
-    if (pending_memberships_ > config.max_memberships.value()) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "the live boxes need ", static_cast<std::int64_t>(pending_memberships_),
-          " memberships, more than max_memberships = ", config.max_memberships.value(), " (B7, E2)"));
+    out.began.clear();
+    out.ended.clear();
+    out.swept.clear();
+    out.stats = {};
+    absl::Status s = update_into(out);
+    if (!s.ok()) {
+      out.began.clear();
+      out.ended.clear();
+      out.swept.clear();
+      out.stats = {};
+      return s;
     }
-    absl::int128 volume_memberships = 0;
-    for (const auto& [slot, volume] : volumes_) volume_memberships += volume.where.cell_count;
-    if (volume_memberships > config.max_memberships.value()) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "the swept volumes need ", static_cast<std::int64_t>(volume_memberships),
-          " memberships, more than max_memberships = ", config.max_memberships.value(), " (B7, E6)"));
-    }
+    updating.stop(timings, &Timings::update_ns);
+    return absl::OkStatus();
+  }
+  // The same, returning fresh lists.
+  [[nodiscard]] absl::StatusOr<ContactEvents> update(Timings* timings = nullptr) {
     ContactEvents events;
-    UpdateStats& st = events.stats;
-    st.dirty = static_cast<std::int64_t>(dirty_.size());
-    std::sort(dirty_.begin(), dirty_.end());
+    if (absl::Status s = update(events, timings); !s.ok()) return s;
+    return events;
+  }
 
-    // The overlays: the new boxes of the dirty live slots, and the swept volumes.
-    end_.clear();
-    swept_.clear();
-    for (const std::uint32_t slot : dirty_) {
-      const Slot& s = slots_[slot];
-      if (s.committed) st.memberships_touched += s.then.where.cell_count;
-      if (s.live) {
-        end_.add(slot, s.now.where);
-        st.memberships_touched += s.now.where.cell_count;
+  // query()
+  //
+  // Calls fn(handle, user) once for every box as last given (E11: pending inserts and moves included,
+  // removed boxes excluded) that overlaps `box` (closed), in no particular order, until fn returns false.
+  // Allocates nothing. InvalidArgument for a box that is not valid (B6), with fn never called. Filters
+  // are not applied (the callback sees the payload).
+  template <typename Fn>
+  [[nodiscard]] absl::Status query(const Box<D>& box, Fn&& fn) const {
+    if (absl::Status s = validate_box(box, 0); !s.ok()) return s;
+    std::int64_t visits = 0;
+    bool go = true;
+    grid_.candidates(box, [&](std::uint32_t t) {
+      const Slot& b = slots_[t];
+      if ((!synced_ && b.dirty) || !overlaps(box, b.box)) return true;
+      return go = static_cast<bool>(fn(Handle{t, b.generation}, b.user));
+    }, visits, [&](std::uint32_t t) { __builtin_prefetch(&slots_[t]); });
+    if (synced_) return absl::OkStatus();
+    for (const std::uint32_t t : dirty_) {  // not yet in grid_ where they are now
+      const Slot& b = slots_[t];
+      if (!go) break;
+      if (b.live && overlaps(box, b.box)) go = static_cast<bool>(fn(Handle{t, b.generation}, b.user));
+    }
+    return absl::OkStatus();
+  }
+  template <typename Fn>
+  [[nodiscard]] absl::Status query(const FloatBox<D>& box, Fn&& fn) const {
+    return query(widen(box), std::forward<Fn>(fn));
+  }
+
+  // raycast()
+  //
+  // Calls fn(handle, user, t) for every box as last given (E11) that the segment hits (ray_entry, E9),
+  // in order of entry fraction t (ties by slot), until fn returns false. The cells along the segment are
+  // visited first (with a margin of one cell, or every resident of a level when the segment has more cells
+  // there, or coordinates beyond 2^40 cells), then the hits are sorted: an early exit saves the calls,
+  // not the walk. Allocates nothing once warm (scratch buffers of the grid are reused). InvalidArgument
+  // for a segment that is not valid, with fn never called.
+  template <typename Fn>
+  [[nodiscard]] absl::Status raycast(const Segment<D>& segment, Fn&& fn) const {
+    if (absl::Status s = validate_segment(segment); !s.ok()) return s;
+    std::vector<RayHit>& hits = ray_scratch_;
+    hits.clear();
+    next_token();
+    const auto visit = [&](std::uint32_t t) {
+      if (seen_[t] == token_ || (!synced_ && slots_[t].dirty)) return;
+      seen_[t] = token_;
+      double at = 0;
+      if (ray_entry(slots_[t].box, segment, at)) hits.push_back({at, t});
+    };
+    for (const auto& level : grid_.levels()) {
+      if (!level.residents.empty()) walk_level(level, segment, visit);
+    }
+    if (!synced_) {
+      for (const std::uint32_t t : dirty_) {  // not yet in grid_ where they are now
+        double at = 0;
+        if (slots_[t].live && ray_entry(slots_[t].box, segment, at)) hits.push_back({at, t});
       }
     }
-    for (const auto& [slot, volume] : volumes_) {
-      swept_.add(slot, volume.where);
-      st.memberships_touched += volume.where.cell_count;
+    std::sort(hits.begin(), hits.end());
+    for (const RayHit& h : hits) {
+      const Slot& t = slots_[h.slot];
+      if (!fn(Handle{h.slot, t.generation}, t.user, h.t)) break;
     }
-    const CellSize h = spec_.cell_size();
-    const auto then_of = [&](std::uint32_t t) -> const internal::Placed<D>& { return slots_[t].then; };
-    const auto now_of = [&](std::uint32_t t) -> const internal::Placed<D>& { return slots_[t].now; };
-    const auto volume_of = [&](std::uint32_t t) -> const internal::Placed<D>& { return volumes_.find(t)->second; };
-    const auto clean = [&](std::uint32_t t) { return !slots_[t].dirty; };
-    const auto any = [](std::uint32_t) { return true; };
-
-    // Ended: from each dirty box that was live, its partners at the previous update (the committed grid is
-    // that state), each pair once: a pair of two dirty boxes from the lower slot.
-    for (const std::uint32_t s : dirty_) {
-      const Slot& a = slots_[s];
-      if (!a.committed) continue;
-      internal::query_layer<D>(committed_, h, a.then, then_of, any, [&](std::uint32_t t) {
-        const Slot& b = slots_[t];
-        if (t == s || (b.dirty && t < s) || !overlaps(a.then.box, b.then.box)) return;
-        if (a.live && b.live && overlaps(a.now.box, b.now.box)) return;
-        events.ended.push_back(contact(s, a.committed_generation, t, b.committed_generation));
-      }, st.pair_visits);
-    }
-    // Began: from each dirty live box, its partners now: the clean boxes of the committed grid and the
-    // dirty ones of the overlay. The pair count after the update is known as the pairs are found.
-    const std::int64_t kept = static_cast<std::int64_t>(pairs_.size() - events.ended.size());
-    const std::int64_t room = config.max_pairs.value() - kept;
-    bool within = true;
-    for (const std::uint32_t s : dirty_) {
-      const Slot& a = slots_[s];
-      if (!a.live || !within) continue;
-      const auto found = [&](std::uint32_t t) {
-        const Slot& b = slots_[t];
-        if (!within || t == s || (b.dirty && t < s) || !overlaps(a.now.box, b.now.box)) return;
-        if (a.committed && b.committed && overlaps(a.then.box, b.then.box)) return;
-        if (static_cast<std::int64_t>(events.began.size()) >= room) {
-          within = false;
-          return;
-        }
-        events.began.push_back(contact(s, a.generation, t, b.generation));
-      };
-      internal::query_layer<D>(committed_, h, a.now, then_of, clean, found, st.pair_visits);
-      internal::query_layer<D>(end_, h, a.now, now_of, any, found, st.pair_visits);
-    }
-    if (!within || room < 0) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("more than max_pairs = ", config.max_pairs.value(), " overlapping pairs (B7, E2)"));
-    }
-    // Swept: from each swept box, the step volumes meeting its own (a clean box's is its box, a dirty
-    // unswept box's its new box), each pair once, kept when the end boxes do not overlap.
-    for (const auto& [s, volume] : volumes_) {
-      const Slot& a = slots_[s];
-      const auto found = [&](std::uint32_t t, const Box<D>& other) {
-        const Slot& b = slots_[t];
-        if (!within || t == s || (volumes_.contains(t) && t < s) || !overlaps(volume.box, other)) return;
-        if (overlaps(a.now.box, b.now.box)) return;
-        if (events.swept.size() >= static_cast<std::size_t>(config.max_pairs.value())) {
-          within = false;
-          return;
-        }
-        events.swept.push_back(contact(s, a.generation, t, b.generation));
-      };
-      internal::query_layer<D>(committed_, h, volume, then_of, clean,
-                               [&](std::uint32_t t) { found(t, slots_[t].then.box); }, st.pair_visits);
-      internal::query_layer<D>(end_, h, volume, now_of, [&](std::uint32_t t) { return !volumes_.contains(t); },
-                               [&](std::uint32_t t) { found(t, slots_[t].now.box); }, st.pair_visits);
-      internal::query_layer<D>(swept_, h, volume, volume_of, any,
-                               [&](std::uint32_t t) { found(t, volumes_.find(t)->second.box); }, st.pair_visits);
-    }
-    if (!within) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("more than max_pairs = ", config.max_pairs.value(), " swept candidates (B7, E6)"));
-    }
-
-    // Commit: nothing above changed the grid; from here on nothing fails.
-    for (const std::uint32_t slot : dirty_) {
-      Slot& s = slots_[slot];
-      if (s.committed) committed_.erase(slot, s.then.where);
-      if (s.live) committed_.add(slot, s.now.where);
-      s.then = s.now;
-      s.committed = s.live;
-      s.committed_generation = s.generation;
-      s.dirty = false;
-      s.teleported = false;
-    }
-    for (const Contact& c : events.ended) pairs_.erase(internal::pair_key(c.a.slot, c.b.slot));
-    for (const Contact& c : events.began) pairs_.insert(internal::pair_key(c.a.slot, c.b.slot));
-    for (const std::uint32_t slot : freed_) {
-      if (slots_[slot].generation < std::numeric_limits<std::uint32_t>::max()) free_.push_back(slot);
-    }
-    freed_.clear();
-    dirty_.clear();
-    volumes_.clear();
-    committed_memberships_ = static_cast<std::int64_t>(pending_memberships_);
-    committed_live_ = live_;
-    std::sort(events.began.begin(), events.began.end());
-    std::sort(events.ended.begin(), events.ended.end());
-    std::sort(events.swept.begin(), events.swept.end());
-    st.boxes = committed_live_;
-    st.memberships = committed_memberships_;
-    st.pairs = static_cast<std::int64_t>(pairs_.size());
-    st.began = static_cast<std::int64_t>(events.began.size());
-    st.ended = static_cast<std::int64_t>(events.ended.size());
-    st.swept = static_cast<std::int64_t>(events.swept.size());
-    updating.stop(timings, &Timings::update_ns);
-    return events;
+    return absl::OkStatus();
   }
 
   // pairs()
   //
-  // The overlapping pairs at the last successful update, in canonical order: find_pairs on boxes(), with
-  // indices mapped to handles (E2). O(P log P) for P pairs.
+  // The overlapping pairs that pass the filters at the last successful update, in canonical order:
+  // find_pairs on boxes(), with indices mapped to handles, less the filtered pairs (E2, E8). O(P log d)
+  // for P pairs of degree d.
   [[nodiscard]] std::vector<Contact> pairs() const {
-    std::vector<std::uint64_t> keys(pairs_.begin(), pairs_.end());
-    std::sort(keys.begin(), keys.end());
     std::vector<Contact> out;
-    out.reserve(keys.size());
-    for (const std::uint64_t key : keys) {
-      const auto a = static_cast<std::uint32_t>(key >> 32);
-      const auto b = static_cast<std::uint32_t>(key & 0xffffffffu);
-      out.push_back(contact(a, slots_[a].committed_generation, b, slots_[b].committed_generation));
+    out.reserve(static_cast<std::size_t>(pair_count_));
+    for (std::size_t i = 0; i < adj_.size(); ++i) {
+      const std::size_t first = out.size();
+      const auto s = static_cast<std::uint32_t>(i);
+      for (const std::uint32_t t : adj_[i]) {
+        if (t > s) {
+          out.push_back(contact(s, cold_[s].committed_generation, cold_[s].user_then, t,
+                                cold_[t].committed_generation, cold_[t].user_then));
+        }
+      }
+      std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
     }
     return out;
   }
@@ -549,43 +979,76 @@ class PersistentGrid {
   [[nodiscard]] std::vector<Tracked<D>> boxes() const {
     std::vector<Tracked<D>> out;
     for (std::size_t i = 0; i < slots_.size(); ++i) {
-      const Slot& s = slots_[i];
-      if (s.committed) out.push_back({Handle{static_cast<std::uint32_t>(i), s.committed_generation}, s.then.box});
+      const Cold& c = cold_[i];
+      if (c.committed) out.push_back({Handle{static_cast<std::uint32_t>(i), c.committed_generation}, c.then_box});
     }
     return out;
   }
 
-  // box()
+  // box(), user_data(), filter()
   //
-  // The box of a live handle as last given (pending or not); NotFound as for move.
+  // The box, payload and filter of a live handle as last given (pending or not); NotFound as for move.
   [[nodiscard]] absl::StatusOr<Box<D>> box(Handle handle) const {
     if (absl::Status s = check_handle(handle); !s.ok()) return s;
-    return slots_[handle.slot].now.box;
+    return slots_[handle.slot].box;
+  }
+  [[nodiscard]] absl::StatusOr<UserData> user_data(Handle handle) const {
+    if (absl::Status s = check_handle(handle); !s.ok()) return s;
+    return slots_[handle.slot].user;
+  }
+  [[nodiscard]] absl::StatusOr<Filter> filter(Handle handle) const {
+    if (absl::Status s = check_handle(handle); !s.ok()) return s;
+    return slots_[handle.slot].filter;
   }
 
   // The number of live boxes, counting the operations not yet applied by an update.
   [[nodiscard]] std::int64_t size() const noexcept { return live_; }
-  // The number of boxes inserted, moved or removed since the last successful update.
+  // The number of boxes inserted, moved, removed or refiltered since the last successful update.
   [[nodiscard]] std::size_t pending() const noexcept { return dirty_.size(); }
   [[nodiscard]] const GridConfig& config() const noexcept { return spec_.config(); }
 
  private:
   static constexpr std::size_t kMaxSlots = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  // Above this degree, "was (s, t) a pair at the previous update" is read from stamps instead of s's list.
+  static constexpr std::size_t kStampDegree = 16;
 
-  // Invariant: committed => `then` is registered in committed_; live => `now` is the box as last given;
-  // not dirty => then == now and committed == live.
+  // The state an update reads for every candidate, as last given (one cache line in 2D).
+  // Invariant: live => `box` is registered in grid_ at `where`.
   struct Slot {
-    std::uint32_t generation = 0;            // of the box living here, or of the last one
-    std::uint32_t committed_generation = 0;  // of the box living here at the last update
+    Box<D> box{};
+    Filter filter;
+    UserData user = 0;
+    std::uint32_t generation = 0;  // of the box living here, or of the last one
     bool live = false;
-    bool committed = false;
     bool dirty = false;
-    bool teleported = false;  // inserted or teleported in this step: the step volume starts at `now`
-    internal::Placed<D> now;
-    internal::Placed<D> then;
+    bool teleported = false;  // inserted or teleported in this step: the step volume starts at `box`
+    std::uint32_t volume = kNone;  // index into volumes_, if swept in this step
+    Placement<D> where{};  // of `box`, if live
+  };
+  // The rest. Invariant: committed => then_box, user_then and committed_generation are the box's state at
+  // the last update; not dirty => that state equals the one given, and committed == live.
+  struct Cold {
+    Placement<D> reg{};       // where the box is registered in grid_, if `registered`
+    bool registered = false;
+    Box<D> then_box{};
+    UserData user_then = 0;
+    std::uint32_t committed_generation = 0;
+    bool committed = false;
+    std::int64_t then_cells = 0;
+  };
+  struct Volume {
+    std::uint32_t slot;
+    internal::Placed<D> placed;
+  };
+  struct RayHit {
+    double t;
+    std::uint32_t slot;
+    friend bool operator<(const RayHit& a, const RayHit& b) { return a.t != b.t ? a.t < b.t : a.slot < b.slot; }
   };
 
-  explicit PersistentGrid(const GridSpec<D>& spec) : spec_(spec) {}
+  PersistentGrid(const GridSpec<D>& spec, PairFilter pair_filter)
+      : spec_(spec), pair_filter_(pair_filter), grid_(spec.cell_size()), volume_grid_(spec.cell_size()) {}
 
   [[nodiscard]] absl::Status check_handle(Handle handle) const {
     if (handle.slot >= slots_.size() || !slots_[handle.slot].live ||
@@ -597,29 +1060,347 @@ class PersistentGrid {
   }
 
   void mark_dirty(std::uint32_t slot) {
+    synced_ = false;
     if (slots_[slot].dirty) return;
     slots_[slot].dirty = true;
     dirty_.push_back(slot);
   }
 
-  [[nodiscard]] static Contact contact(std::uint32_t s, std::uint32_t gs, std::uint32_t t, std::uint32_t gt) {
-    return s < t ? Contact{Handle{s, gs}, Handle{t, gt}} : Contact{Handle{t, gt}, Handle{s, gs}};
+  void drop_volume(std::uint32_t slot) {
+    const std::uint32_t at = slots_[slot].volume;
+    if (at == kNone) return;
+    slots_[volumes_.back().slot].volume = at;
+    volumes_[at] = volumes_.back();
+    volumes_.pop_back();
+    slots_[slot].volume = kNone;
+  }
+
+  // A fresh token for the stamps of seen_ (sized to the slots); on wrap-around every stamp is cleared.
+  void next_token() const {
+    if (seen_.size() < slots_.size()) seen_.resize(slots_.size(), 0);
+    if (++token_ == 0) {
+      std::fill(seen_.begin(), seen_.end(), 0);
+      token_ = 1;
+    }
+  }
+
+  // The filter rule and the predicate on one pair (E8), the lower slot's payload first.
+  [[nodiscard]] bool accepts(std::uint32_t s, const Slot& a, std::uint32_t t, const Slot& b) const {
+    if (!passes(a.filter, b.filter)) return false;
+    if (pair_filter_.fn == nullptr) return true;
+    return s < t ? pair_filter_.fn(pair_filter_.context, a.user, b.user) : pair_filter_.fn(pair_filter_.context, b.user, a.user);
+  }
+  [[nodiscard]] bool in_after(std::uint32_t s, std::uint32_t t) const {  // the pair is in P(S')
+    const Slot& a = slots_[s];
+    const Slot& b = slots_[t];
+    return a.live && b.live && overlaps(a.box, b.box) && accepts(s, a, t, b);
+  }
+
+  [[nodiscard]] static Contact contact(std::uint32_t s, std::uint32_t gs, UserData us, std::uint32_t t,
+                                       std::uint32_t gt, UserData ut) {
+    return s < t ? Contact{Handle{s, gs}, Handle{t, gt}, us, ut} : Contact{Handle{t, gt}, Handle{s, gs}, ut, us};
+  }
+
+  static void sort_contacts(std::vector<Contact>& cs) {
+    const auto by_slots = [](const Contact& x, const Contact& y) {
+      return x.a.slot != y.a.slot ? x.a.slot < y.a.slot : x.b.slot < y.b.slot;
+    };
+    if (!std::is_sorted(cs.begin(), cs.end(), by_slots)) std::sort(cs.begin(), cs.end(), by_slots);
+  }
+
+  // Visits the residents of one level whose cells the segment's cells (with a margin of one cell) meet,
+  // column by column along the segment's dominant axis; or every resident of the level when that would
+  // visit more cells than the level has residents, or when the coordinates are beyond 2^40 cells (where
+  // the rounding of the walk could approach a cell).
+  template <typename Level, typename Visit>
+  void walk_level(const Level& level, const Segment<D>& seg, Visit&& visit) const {
+    const double hl = level.size.value();
+    Box<D> span{};
+    bool near = true;
+    for (std::size_t k = 0; k < D; ++k) {
+      span.min[k] = std::min(seg.from[k], seg.to[k]);
+      span.max[k] = std::max(seg.from[k], seg.to[k]);
+      near = near && std::abs(seg.from[k]) / hl < 0x1p40 && std::abs(seg.to[k]) / hl < 0x1p40;
+    }
+    absl::StatusOr<CellRange<D>> cells = cell_range(span, level.size);
+    std::size_t m = 0;
+    for (std::size_t k = 1; k < D; ++k) {
+      if (std::abs(seg.to[k] - seg.from[k]) > std::abs(seg.to[m] - seg.from[m])) m = k;
+    }
+    const auto scan = [&] {
+      for (const std::uint32_t t : level.residents) visit(t);
+    };
+    if (!near || !cells.ok()) return scan();
+    const absl::uint128 columns = absl::uint128(cells->hi[m] - cells->lo[m]) + 3;
+    if (columns * (D == 2 ? 4 : 16) > absl::uint128(level.residents.size())) return scan();
+    const double dm = seg.to[m] - seg.from[m];
+    for (std::int64_t i = cells->lo[m] - 1; i <= cells->hi[m] + 1; ++i) {
+      // The part of the segment in column i (the whole segment when it does not move along m).
+      double t0 = 0.0;
+      double t1 = 1.0;
+      if (!fp::is_zero(dm)) {
+        const double x0 = std::max(span.min[m], static_cast<double>(i) * hl);
+        const double x1 = std::min(span.max[m], static_cast<double>(i + 1) * hl);
+        t0 = std::clamp((x0 - seg.from[m]) / dm, 0.0, 1.0);
+        t1 = std::clamp((x1 - seg.from[m]) / dm, 0.0, 1.0);
+      }
+      CellRange<D> r{};
+      bool fits = true;
+      for (std::size_t k = 0; k < D; ++k) {
+        if (k == m) {
+          r.lo[k] = r.hi[k] = i;
+          continue;
+        }
+        const double d = seg.to[k] - seg.from[k];
+        const double y0 = seg.from[k] + t0 * d;
+        const double y1 = seg.from[k] + t1 * d;
+        absl::StatusOr<std::int64_t> lo = cell_of(std::min(y0, y1), level.size);
+        absl::StatusOr<std::int64_t> hi = cell_of(std::max(y0, y1), level.size);
+        if (!lo.ok() || !hi.ok()) {
+          fits = false;
+          break;
+        }
+        r.lo[k] = std::max(*lo - 1, cells->lo[k] - 1);
+        r.hi[k] = std::min(*hi + 1, cells->hi[k] + 1);
+      }
+      if (!fits) return scan();
+      bool empty = false;
+      for (std::size_t k = 0; k < D; ++k) empty = empty || r.lo[k] > r.hi[k];
+      if (empty) continue;
+      internal::for_each_cell_of<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t) {
+        (void)grid_.table().for_each(level.level, c, [&](const internal::Member& member) {
+          visit(member.slot);
+          return true;
+        });
+      });
+    }
+  }
+
+  // Brings grid_ to the boxes as given: the operations only record, and the registrations of all dirty
+  // boxes are written here in one pass, each box's cells prefetched a few boxes ahead. Invisible to every
+  // observer (queries look past unsynced dirty boxes), so a refused update may have done it.
+  void sync() {
+    if (synced_) return;
+    for (std::size_t i = 0; i < dirty_.size(); ++i) {
+      if (i + 3 < dirty_.size()) {
+        __builtin_prefetch(&slots_[dirty_[i + 3]].where);
+        __builtin_prefetch(&cold_[dirty_[i + 3]]);
+      }
+      if (i + 1 < dirty_.size()) {
+        const std::uint32_t n = dirty_[i + 1];
+        if (cold_[n].registered) grid_.prefetch(cold_[n].reg);
+        if (slots_[n].live) grid_.prefetch(slots_[n].where);
+      }
+      const std::uint32_t t = dirty_[i];
+      const Slot& a = slots_[t];
+      Cold& c = cold_[t];
+      if (c.registered && a.live) {
+        grid_.move(t, c.reg, a.where);
+      } else if (c.registered) {
+        grid_.erase(t, c.reg);
+      } else if (a.live) {
+        grid_.add(t, a.where);
+      }
+      c.registered = a.live;
+      c.reg = a.where;
+    }
+    synced_ = true;
+  }
+
+  [[nodiscard]] absl::Status update_into(ContactEvents& events) {
+    const GridConfig& config = spec_.config();
+    if (pending_memberships_ > config.max_memberships.value()) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the live boxes need ", static_cast<std::int64_t>(pending_memberships_),
+          " memberships, more than max_memberships = ", config.max_memberships.value(), " (B7, E2)"));
+    }
+    absl::int128 volume_memberships = 0;
+    for (const Volume& v : volumes_) volume_memberships += v.placed.where.cell_count;
+    if (volume_memberships > config.max_memberships.value()) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the swept volumes need ", static_cast<std::int64_t>(volume_memberships),
+          " memberships, more than max_memberships = ", config.max_memberships.value(), " (B7, E6)"));
+    }
+    UpdateStats& st = events.stats;
+    st.dirty = static_cast<std::int64_t>(dirty_.size());
+    if (!std::is_sorted(dirty_.begin(), dirty_.end())) std::sort(dirty_.begin(), dirty_.end());
+    sync();
+    for (std::size_t i = 0; i < dirty_.size(); ++i) {
+      const std::uint32_t slot = dirty_[i];
+      if (i + 8 < dirty_.size()) {
+        __builtin_prefetch(&cold_[dirty_[i + 8]]);
+        __builtin_prefetch(&slots_[dirty_[i + 8]]);
+      }
+      const Cold& c = cold_[slot];
+      st.memberships_touched += c.then_cells + (slots_[slot].live ? slots_[slot].where.cell_count : 0);
+    }
+    for (const Volume& v : volumes_) st.memberships_touched += v.placed.where.cell_count;
+
+    // Ended: from each dirty box that was live, its pairs at the previous update (its adjacency is P(S)),
+    // each pair once: a pair of two dirty boxes from the lower slot.
+    for (std::size_t i = 0; i < dirty_.size(); ++i) {
+      const std::uint32_t s = dirty_[i];
+      if (i + 4 < dirty_.size()) {
+        __builtin_prefetch(&cold_[dirty_[i + 4]]);
+        __builtin_prefetch(&adj_[dirty_[i + 4]]);
+        __builtin_prefetch(&slots_[dirty_[i + 4]]);
+      }
+      const Cold& c = cold_[s];
+      if (!c.committed) continue;
+      for (const std::uint32_t t : adj_[s]) __builtin_prefetch(&slots_[t]);
+      st.pair_visits += static_cast<std::int64_t>(adj_[s].size());
+      for (const std::uint32_t t : adj_[s]) {
+        if ((slots_[t].dirty && t < s) || in_after(s, t)) continue;
+        events.ended.push_back(contact(s, c.committed_generation, c.user_then, t, cold_[t].committed_generation,
+                                       cold_[t].user_then));
+      }
+    }
+    // Began: from each dirty live box, its partners now (the grid holds the boxes as given), kept when
+    // the pair was not in P(S). The pair count after the update is known as the pairs are found.
+    const std::int64_t kept = pair_count_ - static_cast<std::int64_t>(events.ended.size());
+    const std::int64_t room = config.max_pairs.value() - kept;
+    bool within = room >= 0;
+    for (std::size_t i = 0; i < dirty_.size(); ++i) {
+      const std::uint32_t s = dirty_[i];
+      if (i + 2 < dirty_.size() && slots_[dirty_[i + 2]].live) grid_.prefetch(slots_[dirty_[i + 2]].where);
+      if (i + 4 < dirty_.size()) __builtin_prefetch(&slots_[dirty_[i + 4]].where);
+      const Slot& a = slots_[s];
+      if (!a.live || !within) continue;
+      const auto& partners = adj_[s];
+      const bool stamped = partners.size() > kStampDegree;
+      if (stamped) {
+        next_token();
+        for (const std::uint32_t t : partners) seen_[t] = token_;
+      }
+      const std::size_t first = events.began.size();
+      grid_.candidates(a.box, a.where.level, a.where.cells, [&](std::uint32_t t) {
+        const Slot& b = slots_[t];
+        if (t == s || (b.dirty && t < s) || !overlaps(a.box, b.box) || !accepts(s, a, t, b)) return true;
+        if (stamped ? seen_[t] == token_ : std::find(partners.begin(), partners.end(), t) != partners.end()) {
+          return true;
+        }
+        if (static_cast<std::int64_t>(events.began.size()) >= room) {
+          within = false;
+          return false;
+        }
+        events.began.push_back(contact(s, a.generation, a.user, t, b.generation, b.user));
+        return true;
+      }, st.pair_visits, [&](std::uint32_t t) { __builtin_prefetch(&slots_[t]); });
+      // Each box's pairs in slot order, so that a first build (every box dirty, every pair from its lower
+      // slot) comes out in canonical order without a sort of the whole list.
+      std::sort(events.began.begin() + static_cast<std::ptrdiff_t>(first), events.began.end());
+    }
+    if (!within) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("more than max_pairs = ", config.max_pairs.value(), " overlapping pairs (B7, E2)"));
+    }
+    // Swept: from each swept box, the step volumes meeting its own (a clean box's and a dirty unswept
+    // box's is its box, in grid_; a swept box's in volume_grid_), each pair once, kept when the end boxes
+    // do not overlap and the pair passes the filters.
+    if (!volumes_.empty()) {
+      for (const Volume& v : volumes_) volume_grid_.add(v.slot, v.placed.where);
+      for (const Volume& v : volumes_) {
+        const std::uint32_t s = v.slot;
+        const Slot& a = slots_[s];
+        const auto found = [&](std::uint32_t t, const Box<D>& other) {
+          const Slot& b = slots_[t];
+          if (t == s || (slots_[t].volume != kNone && t < s) || !overlaps(v.placed.box, other)) return true;
+          if (overlaps(a.box, b.box) || !accepts(s, a, t, b)) return true;
+          if (events.swept.size() >= static_cast<std::size_t>(config.max_pairs.value())) {
+            within = false;
+            return false;
+          }
+          events.swept.push_back(contact(s, a.generation, a.user, t, b.generation, b.user));
+          return true;
+        };
+        grid_.candidates(v.placed.box, v.placed.where.level, v.placed.where.cells, [&](std::uint32_t t) {
+          return slots_[t].volume != kNone || found(t, slots_[t].box);
+        }, st.pair_visits);
+        if (!within) break;
+        volume_grid_.candidates(v.placed.box, v.placed.where.level, v.placed.where.cells, [&](std::uint32_t t) {
+          return found(t, volumes_[slots_[t].volume].placed.box);
+        }, st.pair_visits);
+        if (!within) break;
+      }
+      for (const Volume& v : volumes_) volume_grid_.erase(v.slot, v.placed.where);
+      if (!within) {
+        return absl::ResourceExhaustedError(
+            absl::StrCat("more than max_pairs = ", config.max_pairs.value(), " swept candidates (B7, E6)"));
+      }
+    }
+
+    // Commit: nothing above changed the grid or the pair set; from here on nothing fails.
+    for (const Contact& c : events.ended) {
+      unlink(c.a.slot, c.b.slot);
+      unlink(c.b.slot, c.a.slot);
+    }
+    for (const Contact& c : events.began) {
+      adj_[c.a.slot].push_back(c.b.slot);
+      adj_[c.b.slot].push_back(c.a.slot);
+    }
+    pair_count_ += static_cast<std::int64_t>(events.began.size()) - static_cast<std::int64_t>(events.ended.size());
+    for (const std::uint32_t slot : dirty_) {
+      Slot& s = slots_[slot];
+      Cold& c = cold_[slot];
+      c.then_box = s.box;
+      c.user_then = s.user;
+      c.then_cells = s.live ? s.where.cell_count : 0;
+      c.committed = s.live;
+      c.committed_generation = s.generation;
+      s.teleported = false;
+      s.volume = kNone;
+      s.dirty = false;
+    }
+    volumes_.clear();
+    for (const std::uint32_t slot : freed_) {
+      if (slots_[slot].generation < std::numeric_limits<std::uint32_t>::max()) free_.push_back(slot);
+    }
+    freed_.clear();
+    dirty_.clear();
+    committed_memberships_ = static_cast<std::int64_t>(pending_memberships_);
+    committed_live_ = live_;
+    sort_contacts(events.began);
+    sort_contacts(events.ended);
+    sort_contacts(events.swept);
+    st.boxes = committed_live_;
+    st.memberships = committed_memberships_;
+    st.pairs = pair_count_;
+    st.began = static_cast<std::int64_t>(events.began.size());
+    st.ended = static_cast<std::int64_t>(events.ended.size());
+    st.swept = static_cast<std::int64_t>(events.swept.size());
+    return absl::OkStatus();
+  }
+
+  void unlink(std::uint32_t s, std::uint32_t t) {
+    auto& list = adj_[s];
+    auto at = std::find(list.begin(), list.end(), t);
+    LWC_CHECK(at != list.end(), "an ended pair is in both adjacency lists");
+    *at = list.back();
+    list.pop_back();  // keeps the capacity
   }
 
   GridSpec<D> spec_;
+  PairFilter pair_filter_;
   std::vector<Slot> slots_;
+  std::vector<Cold> cold_;
+  std::vector<absl::InlinedVector<std::uint32_t, 6>> adj_;  // P(S): each slot's partners at the last update
   std::vector<std::uint32_t> free_;   // reusable now
   std::vector<std::uint32_t> freed_;  // removed since the last update: reusable after the next one
   std::vector<std::uint32_t> dirty_;
-  absl::flat_hash_map<std::uint32_t, internal::Placed<D>> volumes_;  // step volumes of the swept boxes
-  internal::Layer<D> committed_;
-  internal::Layer<D> end_;     // scratch of update(): the dirty live boxes' new boxes
-  internal::Layer<D> swept_;   // scratch of update(): the step volumes
-  absl::flat_hash_set<std::uint64_t> pairs_;  // the pairs at the last update, as pair_key(slot, slot)
+  std::vector<Volume> volumes_;       // step volumes of the swept boxes
+  internal::CellGrid<D> grid_;        // the live boxes as last given
+  internal::CellGrid<D> volume_grid_; // scratch of update(): the step volumes
+  mutable std::vector<RayHit> ray_scratch_;  // raycast()'s hits, reused
+  mutable std::vector<std::uint32_t> seen_;  // stamps of raycast() and of update()'s high-degree boxes
+  mutable std::uint32_t token_ = 0;
+  bool synced_ = true;  // grid_ holds every box as given (no operation since the last sync())
   absl::int128 pending_memberships_ = 0;
   std::int64_t committed_memberships_ = 0;
+  std::int64_t pair_count_ = 0;
   std::int64_t live_ = 0;
   std::int64_t committed_live_ = 0;
 };
 
 }  // namespace lwc
+
+LWC_EXACT_FP_END

@@ -822,6 +822,220 @@ TEST(ValueTypes, HandleAndContactCompareEveryField) {  // E1 E3
   EXPECT_GT(c, (lwc::Contact{{0, 9}, {9, 9}}));
 }
 
+// The engine features of the persistent grid (E7-E12).
+
+std::vector<std::uintptr_t> users_of(const std::vector<Contact>& cs) {
+  std::vector<std::uintptr_t> out;
+  for (const Contact& c : cs) {
+    out.push_back(c.user_a);
+    out.push_back(c.user_b);
+  }
+  return out;
+}
+
+TEST(Persistent, E7_PayloadsComeBackWithEventsAndQueryHits) {
+  auto grid = lwc::PersistentGrid<2>::create(config(2));
+  ASSERT_TRUE(grid.ok());
+  const absl::StatusOr<Handle> wall = grid->insert(box(0, 0, 10, 2), 100);
+  const absl::StatusOr<Handle> prop = grid->insert(box(12, 0, 13, 1), 200);
+  ASSERT_TRUE(wall.ok() && prop.ok());
+  EXPECT_EQ(*grid->user_data(*prop), 200u);
+  ContactEvents e;
+  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->move(*prop, box(9, 0, 10, 1)).ok());
+  ASSERT_TRUE(grid->update(e).ok());
+  EXPECT_EQ(users_of(e.began), (std::vector<std::uintptr_t>{100, 200}));
+  EXPECT_EQ(users_of(grid->pairs()), (std::vector<std::uintptr_t>{100, 200}));
+  std::vector<std::uintptr_t> hit;
+  ASSERT_TRUE(grid->query(box(9.5, 0.5, 9.5, 0.5), [&](Handle, std::uintptr_t u) { hit.push_back(u); return true; }).ok());
+  std::sort(hit.begin(), hit.end());
+  EXPECT_EQ(hit, (std::vector<std::uintptr_t>{100, 200}));
+  // A new payload: the pair is re-judged, nothing begins or ends, and ended events carry the old payload.
+  ASSERT_TRUE(grid->set_user_data(*prop, 300).ok());
+  ASSERT_TRUE(grid->update(e).ok());
+  EXPECT_TRUE(e.began.empty() && e.ended.empty());
+  ASSERT_TRUE(grid->remove(*prop).ok());
+  ASSERT_TRUE(grid->update(e).ok());
+  EXPECT_EQ(users_of(e.ended), (std::vector<std::uintptr_t>{100, 300}));
+  EXPECT_EQ(grid->user_data(*prop).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(Persistent, E8_FilteredPairsNeverAppearAndFilterChangesYieldTheirEvents) {
+  auto grid = lwc::PersistentGrid<2>::create(config(1));
+  ASSERT_TRUE(grid.ok());
+  // Bullet's groups: a static box (group 2) collides with everything but statics (mask ~2).
+  const lwc::Filter kStatic{.group = 2, .mask = ~std::uint64_t{2}};
+  const lwc::Filter kDefault{};
+  const absl::StatusOr<Handle> a = grid->insert(box(0, 0, 1, 1), 1, kStatic);
+  const absl::StatusOr<Handle> b = grid->insert(box(0.5, 0.5, 2, 2), 2, kStatic);
+  const absl::StatusOr<Handle> c = grid->insert(box(0.8, 0.8, 3, 3), 3, kDefault);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_TRUE(lwc::passes(kStatic, kDefault));
+  EXPECT_FALSE(lwc::passes(kStatic, kStatic));
+  ContactEvents e;
+  ASSERT_TRUE(grid->update(e).ok());
+  EXPECT_EQ(e.began, (std::vector<Contact>{{*a, *c, 1, 3}, {*b, *c, 2, 3}}));  // (a, b): two statics, filtered
+  // b becomes dynamic: (a, b) begins, (b, c) stays; nothing else.
+  ASSERT_TRUE(grid->set_filter(*b, kDefault).ok());
+  EXPECT_EQ(*grid->filter(*b), kDefault);
+  ASSERT_TRUE(grid->update(e).ok());
+  EXPECT_EQ(e.began, (std::vector<Contact>{{*a, *b, 1, 2}}));
+  EXPECT_TRUE(e.ended.empty());
+  // c stops colliding with group 1 (b): (b, c) ends; (a, c) stays.
+  ASSERT_TRUE(grid->set_filter(*c, {.group = 1, .mask = 2}).ok());
+  ASSERT_TRUE(grid->update(e).ok());
+  EXPECT_TRUE(e.began.empty());
+  EXPECT_EQ(e.ended, (std::vector<Contact>{{*b, *c, 2, 3}}));
+  EXPECT_EQ(grid->pairs(), (std::vector<Contact>{{*a, *b, 1, 2}, {*a, *c, 1, 3}}));
+  // Setting a filter and moving in the same step: the events are those of the change of the pair set.
+  ASSERT_TRUE(grid->set_filter(*c, kDefault).ok());
+  ASSERT_TRUE(grid->move(*c, box(5, 5, 6, 6)).ok());
+  ASSERT_TRUE(grid->update(e).ok());
+  EXPECT_TRUE(e.began.empty());
+  EXPECT_EQ(e.ended, (std::vector<Contact>{{*a, *c, 1, 3}}));
+  EXPECT_EQ(grid->set_filter(Handle{}, kDefault).code(), absl::StatusCode::kNotFound);
+}
+
+// The pair predicate: refuses pairs whose payloads have the same parity, and counts its calls.
+struct Parity {
+  int calls = 0;
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> asked;
+  static bool accept(void* context, std::uintptr_t lower, std::uintptr_t higher) {
+    auto* self = static_cast<Parity*>(context);
+    ++self->calls;
+    self->asked.emplace_back(lower, higher);
+    return (lower % 2) != (higher % 2);
+  }
+};
+
+TEST(Persistent, E8_ThePairPredicateIsAskedLowerSlotFirstAndRefilterReasksIt) {
+  Parity parity;
+  auto grid = lwc::PersistentGrid<2>::create(config(1), {&Parity::accept, &parity});
+  ASSERT_TRUE(grid.ok());
+  const absl::StatusOr<Handle> a = grid->insert(box(0, 0, 1, 1), 11);
+  const absl::StatusOr<Handle> b = grid->insert(box(0, 0, 1, 1), 12);
+  const absl::StatusOr<Handle> c = grid->insert(box(0, 0, 1, 1), 13);
+  ContactEvents e;
+  ASSERT_TRUE(grid->update(e).ok());
+  EXPECT_EQ(e.began, (std::vector<Contact>{{*a, *b, 11, 12}, {*b, *c, 12, 13}}));
+  for (const auto& [lower, higher] : parity.asked) EXPECT_LT(lower, higher);  // payloads ascend with slots here
+  // The engine changes what the predicate answers for c (payload 13 -> 14 through set_user_data).
+  ASSERT_TRUE(grid->set_user_data(*c, 14).ok());
+  ASSERT_TRUE(grid->update(e).ok());
+  EXPECT_EQ(e.began, (std::vector<Contact>{{*a, *c, 11, 14}}));
+  EXPECT_EQ(e.ended, (std::vector<Contact>{{*b, *c, 12, 13}}));
+  // refilter() only re-asks: with the same answers, nothing.
+  ASSERT_TRUE(grid->refilter(*a).ok());
+  EXPECT_EQ(grid->pending(), 1u);
+  ASSERT_TRUE(grid->update(e).ok());
+  EXPECT_TRUE(e.began.empty() && e.ended.empty());
+}
+
+TEST(Persistent, E9_RaycastHitsInOrderOfEntryAndStopsEarly) {
+  auto grid = lwc::PersistentGrid<2>::create(config(1));
+  ASSERT_TRUE(grid.ok());
+  const absl::StatusOr<Handle> far = grid->insert(box(8, -1, 9, 1), 3);
+  const absl::StatusOr<Handle> near = grid->insert(box(2, -1, 3, 1), 1);
+  const absl::StatusOr<Handle> mid = grid->insert(box(5, 0, 6, 2), 2);     // touched at y = 0 (closed)
+  const absl::StatusOr<Handle> off = grid->insert(box(4, 0.5, 4.5, 2), 9);  // above the ray
+  const absl::StatusOr<Handle> behind = grid->insert(box(-3, -1, -2, 1), 8);
+  ASSERT_TRUE(far.ok() && near.ok() && mid.ok() && off.ok() && behind.ok());
+  const lwc::Segment<2> ray{{0, 0}, {10, 0}};
+  std::vector<std::pair<std::uintptr_t, double>> hits;
+  ASSERT_TRUE(grid->raycast(ray, [&](Handle, std::uintptr_t u, double t) {
+                    hits.emplace_back(u, t);
+                    return true;
+                  }).ok());
+  EXPECT_EQ(hits, (std::vector<std::pair<std::uintptr_t, double>>{{1, 0.2}, {2, 0.5}, {3, 0.8}}));
+  hits.clear();
+  ASSERT_TRUE(grid->raycast(ray, [&](Handle, std::uintptr_t u, double t) {
+                    hits.emplace_back(u, t);
+                    return false;  // the closest hit only
+                  }).ok());
+  EXPECT_EQ(hits, (std::vector<std::pair<std::uintptr_t, double>>{{1, 0.2}}));
+  // A segment starting inside a box enters it at t = 0; a zero-length segment is a point test.
+  hits.clear();
+  ASSERT_TRUE(grid->raycast({{2.5, 0}, {2.5, 0}}, [&](Handle, std::uintptr_t u, double t) {
+                    hits.emplace_back(u, t);
+                    return true;
+                  }).ok());
+  EXPECT_EQ(hits, (std::vector<std::pair<std::uintptr_t, double>>{{1, 0.0}}));
+  const auto never = [](Handle, std::uintptr_t, double) {
+    ADD_FAILURE() << "called for an invalid segment";
+    return true;
+  };
+  EXPECT_EQ(grid->raycast({{kNaN, 0}, {1, 0}}, never).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(grid->raycast({{0, 0}, {kInf, 0}}, never).code(), absl::StatusCode::kInvalidArgument);
+  const double big = std::numeric_limits<double>::max();
+  EXPECT_EQ(grid->raycast({{-big, 0}, {big, 0}}, never).code(), absl::StatusCode::kInvalidArgument);  // to - from overflows
+}
+
+TEST(Persistent, E10_FloatBoxesAreTheirDoublesExactly) {
+  auto fgrid = lwc::PersistentGrid<2>::create(config(0.1));
+  auto dgrid = lwc::PersistentGrid<2>::create(config(0.1));
+  ASSERT_TRUE(fgrid.ok() && dgrid.ok());
+  // 0.3f is above 0.3 and 0.1f above 0.1: cell_of on the float's exact value, not on a rounded decimal.
+  const lwc::FloatBox<2> f{{0.1f, 0.3f}, {0.3f, 0.7f}};
+  const Box2 d{{static_cast<double>(0.1f), static_cast<double>(0.3f)}, {static_cast<double>(0.3f), static_cast<double>(0.7f)}};
+  const absl::StatusOr<Handle> hf = fgrid->insert(f);
+  const absl::StatusOr<Handle> hd = dgrid->insert(d);
+  ASSERT_TRUE(hf.ok() && hd.ok());
+  ContactEvents ef, ed;
+  ASSERT_TRUE(fgrid->update(ef).ok());
+  ASSERT_TRUE(dgrid->update(ed).ok());
+  EXPECT_EQ(ef.stats.memberships, ed.stats.memberships);
+  const absl::StatusOr<lwc::PairsResult> batch = lwc::find_pairs(std::vector<Box2>{d}, config(0.1));
+  ASSERT_TRUE(batch.ok());
+  EXPECT_EQ(ef.stats.memberships, batch->stats.memberships);
+  const absl::StatusOr<Box2> stored = fgrid->box(*hf);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->min, d.min);
+  EXPECT_EQ(stored->max, d.max);
+  // A float NaN and an inverted float box are refused like their doubles.
+  EXPECT_EQ(fgrid->insert(lwc::FloatBox<2>{{std::numeric_limits<float>::quiet_NaN(), 0}, {1, 1}}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(fgrid->move(*hf, lwc::FloatBox<2>{{1, 0}, {0, 1}}).code(), absl::StatusCode::kInvalidArgument);
+  // Moving by float boxes pairs like the doubles.
+  const absl::StatusOr<Handle> g = fgrid->insert(lwc::FloatBox<2>{{0.3f, 0.7f}, {1, 1}});  // touches f's corner
+  ASSERT_TRUE(g.ok());
+  ASSERT_TRUE(fgrid->update(ef).ok());
+  EXPECT_EQ(ef.began.size(), 1u);
+  int hits = 0;
+  ASSERT_TRUE(fgrid->query(lwc::FloatBox<2>{{0.3f, 0.7f}, {0.3f, 0.7f}}, [&](Handle, std::uintptr_t) { return ++hits > 0; }).ok());
+  EXPECT_EQ(hits, 2);
+}
+
+TEST(Persistent, E11_QueriesSeeTheBoxesAsLastGiven) {
+  auto grid = lwc::PersistentGrid<2>::create(config(1));
+  ASSERT_TRUE(grid.ok());
+  const absl::StatusOr<Handle> a = grid->insert(box(0, 0, 1, 1), 1);
+  const absl::StatusOr<Handle> b = grid->insert(box(5, 5, 6, 6), 2);
+  ASSERT_TRUE(a.ok() && b.ok());
+  const auto hits = [&](const Box2& q) {
+    std::vector<std::uintptr_t> out;
+    EXPECT_TRUE(grid->query(q, [&](Handle, std::uintptr_t u) { out.push_back(u); return true; }).ok());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  // Before any update: the pending inserts are seen.
+  EXPECT_EQ(hits(box(0, 0, 6, 6)), (std::vector<std::uintptr_t>{1, 2}));
+  ContactEvents e;
+  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->move(*a, box(10, 10, 11, 11)).ok());
+  ASSERT_TRUE(grid->remove(*b).ok());
+  const absl::StatusOr<Handle> c = grid->insert(box(0, 0, 1, 1), 3);
+  ASSERT_TRUE(c.ok());
+  // Between operations and update(): the moved box at its new place, the removed one gone, the new one in.
+  EXPECT_EQ(hits(box(0, 0, 6, 6)), (std::vector<std::uintptr_t>{3}));
+  EXPECT_EQ(hits(box(10.5, 10.5, 10.5, 10.5)), (std::vector<std::uintptr_t>{1}));
+  std::vector<std::uintptr_t> ray;
+  ASSERT_TRUE(grid->raycast({{0.5, 0.5}, {12, 12}}, [&](Handle, std::uintptr_t u, double) { ray.push_back(u); return true; }).ok());
+  EXPECT_EQ(ray, (std::vector<std::uintptr_t>{3, 1}));
+  // pairs() and boxes() still describe the last update.
+  EXPECT_EQ(grid->boxes().size(), 2u);
+  EXPECT_EQ(grid->query(box(1, 0, 0, 1), [](Handle, std::uintptr_t) { return true; }).code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 
 namespace {

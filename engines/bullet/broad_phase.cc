@@ -2,9 +2,12 @@
 // File: engines/bullet/broad_phase.cc    Library: lwc::bullet
 //
 // The adapter: Bullet's calls translated into lwc::PersistentGrid<3>'s, lwc's contact events into Bullet's
-// pair cache. It owns no algorithm: the grid finds the pairs; the adapter keeps, per proxy, the partners it
-// added to the cache, so that a destroyed proxy's pairs leave the cache at once (the cache holds raw
-// proxy pointers) and the grid's later `ended` events for them are skipped. Policies: README.md.
+// pair cache. It owns no algorithm: the grid stores each proxy's float box, its payload (the proxy) and
+// Bullet's group/mask (E7, E8, E10), finds the pairs that pass Bullet's rule and answers rayTest and
+// aabbTest (E9, E11); the cache applies its own overlap filter callback when it adds a pair. The
+// adapter keeps, per proxy, the partners it added to the cache, so that a destroyed proxy's pairs leave
+// the cache at once (the cache holds raw proxy pointers) and the grid's later `ended` events for them are
+// skipped. Policies: README.md.
 #include "lwc/bullet/broad_phase.h"
 
 #include <algorithm>
@@ -27,8 +30,8 @@ namespace {
 // Proxy
 //
 // A Bullet proxy and its box in the grid. Invariant: placed => `handle` names a live box of the grid whose
-// box is (m_aabbMin, m_aabbMax) as doubles; every pair in `partners` is in the pair cache, recorded on both
-// sides.
+// box is (m_aabbMin, m_aabbMax), payload this proxy and filter the proxy's group/mask as at creation (or
+// refresh_filter); every pair in `partners` is in the pair cache, recorded on both sides.
 struct Proxy : btBroadphaseProxy {
   Proxy(const btVector3& lo, const btVector3& hi, void* user, int group, int mask)
       : btBroadphaseProxy(lo, hi, user, group, mask) {}
@@ -38,38 +41,20 @@ struct Proxy : btBroadphaseProxy {
   std::vector<Proxy*> partners;
 };
 
-[[nodiscard]] lwc::Box3 to_box(const btVector3& lo, const btVector3& hi) {
-  return {{static_cast<double>(lo.x()), static_cast<double>(lo.y()), static_cast<double>(lo.z())},
-          {static_cast<double>(hi.x()), static_cast<double>(hi.y()), static_cast<double>(hi.z())}};
+[[nodiscard]] lwc::FloatBox<3> to_box(const btVector3& lo, const btVector3& hi) {
+  return {{lo.x(), lo.y(), lo.z()}, {hi.x(), hi.y(), hi.z()}};
 }
+
+// Bullet's int group and mask, bit for bit (E8's rule is Bullet's).
+[[nodiscard]] lwc::Filter to_filter(int group, int mask) {
+  return {.group = static_cast<std::uint32_t>(group), .mask = static_cast<std::uint32_t>(mask)};
+}
+
+[[nodiscard]] Proxy* proxy_from(lwc::UserData user) { return reinterpret_cast<Proxy*>(user); }
 
 [[nodiscard]] bool same_box(const Proxy& p, const btVector3& lo, const btVector3& hi) {
   for (int k = 0; k < 3; ++k) {
-    // Bit-level comparison: a NaN bound is never "the same", -0.0 and 0.0 are different boxes to nobody.
-    if (!(p.m_aabbMin[k] == lo[k]) || !(p.m_aabbMax[k] == hi[k])) return false;
-  }
-  return true;
-}
-
-// segment_meets()
-//
-// True iff the closed segment from `from` to `to` meets the closed box `b` (slab clipping of t in [0, 1]).
-[[nodiscard]] bool segment_meets(const lwc::Box3& b, const std::array<double, 3>& from,
-                                 const std::array<double, 3>& to) {
-  double t0 = 0.0;
-  double t1 = 1.0;
-  for (std::size_t k = 0; k < 3; ++k) {
-    const double d = to[k] - from[k];
-    if (d == 0.0) {
-      if (from[k] < b.min[k] || from[k] > b.max[k]) return false;
-      continue;
-    }
-    double lo = (b.min[k] - from[k]) / d;
-    double hi = (b.max[k] - from[k]) / d;
-    if (lo > hi) std::swap(lo, hi);
-    t0 = std::max(t0, lo);
-    t1 = std::min(t1, hi);
-    if (t0 > t1) return false;
+    if (!(p.m_aabbMin[k] == lo[k]) || !(p.m_aabbMax[k] == hi[k])) return false;  // a NaN is never the same
   }
   return true;
 }
@@ -84,8 +69,7 @@ void remove_partner(Proxy& p, const Proxy* q) {
 }  // namespace
 
 struct BroadPhase::Impl {
-  Impl(lwc::GridConfig c, lwc::PersistentGrid<3> g, const Options& o)
-      : config(c), grid(std::move(g)), options(o) {}
+  Impl(lwc::GridConfig c, lwc::PersistentGrid<3> g, const Options& o) : config(c), grid(std::move(g)), options(o) {}
 
   lwc::GridConfig config;
   lwc::PersistentGrid<3> grid;
@@ -95,6 +79,7 @@ struct BroadPhase::Impl {
   std::vector<std::unique_ptr<Proxy>> pool;  // by pool index; nullptr when free
   std::vector<std::uint32_t> free;           // free pool indices
   std::vector<Proxy*> by_slot;               // the placed proxy of each grid slot
+  lwc::ContactEvents events;                 // reused by every update (E12)
   Stats stats;
 
   void refuse(RefusedCall call, const btBroadphaseProxy* proxy, absl::Status status) {
@@ -102,9 +87,10 @@ struct BroadPhase::Impl {
     if (options.on_refusal) options.on_refusal(Refusal{call, proxy, std::move(status)});
   }
 
-  // place(): inserts a parked proxy's box into the grid; false (nothing changed) when the grid refuses it.
+  // place(): inserts a parked proxy's box into the grid; nothing changes when the grid refuses it.
   [[nodiscard]] absl::Status place(Proxy& p, const btVector3& lo, const btVector3& hi) {
-    absl::StatusOr<lwc::Handle> h = grid.insert(to_box(lo, hi));
+    absl::StatusOr<lwc::Handle> h = grid.insert(to_box(lo, hi), reinterpret_cast<lwc::UserData>(&p),
+                                                to_filter(p.m_collisionFilterGroup, p.m_collisionFilterMask));
     if (!h.ok()) return h.status();
     p.handle = *h;
     p.placed = true;
@@ -114,17 +100,11 @@ struct BroadPhase::Impl {
     return absl::OkStatus();
   }
 
+  // The proxy an event's handle names, or nullptr when that proxy was destroyed since.
   [[nodiscard]] Proxy* proxy_of(const lwc::Handle& h) const {
     if (h.slot >= by_slot.size()) return nullptr;
     Proxy* p = by_slot[h.slot];
     return p != nullptr && p->handle == h ? p : nullptr;
-  }
-
-  template <typename Fn>
-  void for_each_placed(Fn&& fn) const {
-    for (const std::unique_ptr<Proxy>& p : pool) {
-      if (p != nullptr && p->placed) fn(*p);
-    }
   }
 };
 
@@ -148,15 +128,20 @@ absl::StatusOr<std::unique_ptr<BroadPhase>> BroadPhase::create(const Options& op
                                .max_pairs = *pairs,
                                .oversize = options.reject_oversize ? lwc::Oversize::kReject
                                                                    : lwc::Oversize::kCoarserLevels};
+  std::unique_ptr<btHashedOverlappingPairCache> owned;
+  btOverlappingPairCache* cache = options.pair_cache;
+  if (cache == nullptr) {
+    owned = std::make_unique<btHashedOverlappingPairCache>();
+    cache = owned.get();
+  }
+  // No pair predicate (E8's PairFilter): the grid also asks it about the pairs of removed boxes (their
+  // payloads as then), and a Bullet overlap filter callback would read a destroyed proxy. The cache
+  // applies its callback when a pair is added instead.
   absl::StatusOr<lwc::PersistentGrid<3>> grid = lwc::PersistentGrid<3>::create(config);
   if (!grid.ok()) return grid.status();
   auto impl = std::make_unique<Impl>(config, std::move(*grid), options);
-  if (options.pair_cache == nullptr) {
-    impl->owned_cache = std::make_unique<btHashedOverlappingPairCache>();
-    impl->cache = impl->owned_cache.get();
-  } else {
-    impl->cache = options.pair_cache;
-  }
+  impl->owned_cache = std::move(owned);
+  impl->cache = cache;
   return std::unique_ptr<BroadPhase>(new BroadPhase(std::move(impl)));
 }
 
@@ -232,62 +217,77 @@ void BroadPhase::getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3
 
 void BroadPhase::rayTest(const btVector3& rayFrom, const btVector3& rayTo, btBroadphaseRayCallback& rayCallback,
                          const btVector3& aabbMin, const btVector3& aabbMax) {
-  const std::array<double, 3> from{rayFrom.x(), rayFrom.y(), rayFrom.z()};
-  const std::array<double, 3> to{rayTo.x(), rayTo.y(), rayTo.z()};
-  // A swept shape of extent [aabbMin, aabbMax] at a point x meets a box iff x is in the box widened by
-  // the shape's extent: [min - aabbMax, max - aabbMin] (as btDbvt::rayTestInternal).
-  const std::array<double, 3> grow_lo{aabbMax.x(), aabbMax.y(), aabbMax.z()};
-  const std::array<double, 3> grow_hi{aabbMin.x(), aabbMin.y(), aabbMin.z()};
-  impl_->for_each_placed([&](Proxy& p) {
-    lwc::Box3 b = to_box(p.m_aabbMin, p.m_aabbMax);
-    for (std::size_t k = 0; k < 3; ++k) {
-      b.min[k] -= grow_lo[k];
-      b.max[k] -= grow_hi[k];
+  const lwc::Segment<3> segment{{rayFrom.x(), rayFrom.y(), rayFrom.z()}, {rayTo.x(), rayTo.y(), rayTo.z()}};
+  const auto hit = [&](lwc::Handle, lwc::UserData user, double) {
+    rayCallback.process(proxy_from(user));
+    return true;  // Bullet's callbacks return true to go on (btDbvtBroadphase ignores the answer too)
+  };
+  if (aabbMin.isZero() && aabbMax.isZero()) {
+    // A ray: the grid's ray cast (E9); a NaN or infinite ray hits nothing.
+    (void)impl_->grid.raycast(segment, hit);
+    return;
+  }
+  // A swept shape of extent [aabbMin, aabbMax] at a point x meets a box iff x is in the box widened by the
+  // extent, [min - aabbMax, max - aabbMin] (as btDbvt::rayTestInternal): the boxes meeting the sweep's hull,
+  // then the segment against each widened box (E9's test).
+  lwc::Box3 hull;
+  for (int k = 0; k < 3; ++k) {
+    const auto u = static_cast<std::size_t>(k);
+    hull.min[u] = std::min(segment.from[u], segment.to[u]) + static_cast<double>(aabbMin[k]);
+    hull.max[u] = std::max(segment.from[u], segment.to[u]) + static_cast<double>(aabbMax[k]);
+  }
+  (void)impl_->grid.query(hull, [&](lwc::Handle, lwc::UserData user) {
+    const Proxy& p = *proxy_from(user);
+    lwc::Box3 widened;
+    for (int k = 0; k < 3; ++k) {
+      const auto u = static_cast<std::size_t>(k);
+      widened.min[u] = static_cast<double>(p.m_aabbMin[k]) - static_cast<double>(aabbMax[k]);
+      widened.max[u] = static_cast<double>(p.m_aabbMax[k]) - static_cast<double>(aabbMin[k]);
     }
-    if (segment_meets(b, from, to)) rayCallback.process(&p);
+    double t = 0;
+    if (lwc::ray_entry(widened, segment, t)) rayCallback.process(&p);
+    return true;
   });
 }
 
 void BroadPhase::aabbTest(const btVector3& aabbMin, const btVector3& aabbMax, btBroadphaseAabbCallback& callback) {
-  const lwc::Box3 probe = to_box(aabbMin, aabbMax);
-  impl_->for_each_placed([&](Proxy& p) {
-    if (lwc::overlaps(probe, to_box(p.m_aabbMin, p.m_aabbMax))) callback.process(&p);
+  // The grid's box query (E11); a box that is not valid meets nothing.
+  (void)impl_->grid.query(to_box(aabbMin, aabbMax), [&](lwc::Handle, lwc::UserData user) {
+    callback.process(proxy_from(user));
+    return true;
   });
 }
 
 void BroadPhase::calculateOverlappingPairs(btDispatcher* dispatcher) {
   Impl& m = *impl_;
-  absl::StatusOr<lwc::ContactEvents> events = m.grid.update();
-  if (!events.ok()) {
+  if (absl::Status s = m.grid.update(m.events); !s.ok()) {
     // Nothing changed (E4): the operations stay pending and the cache keeps the last update's pairs.
-    m.refuse(RefusedCall::kCalculateOverlappingPairs, nullptr, events.status());
+    m.refuse(RefusedCall::kCalculateOverlappingPairs, nullptr, std::move(s));
     return;
   }
-  for (const lwc::Contact& c : events->ended) {
+  for (const lwc::Contact& c : m.events.ended) {
     Proxy* a = m.proxy_of(c.a);
     Proxy* b = m.proxy_of(c.b);
     if (a == nullptr || b == nullptr) continue;  // destroyed: its pairs left the cache in destroyProxy
-    if (std::find(a->partners.begin(), a->partners.end(), b) == a->partners.end()) continue;  // filtered
+    if (std::find(a->partners.begin(), a->partners.end(), b) == a->partners.end()) continue;  // callback refused
     m.cache->removeOverlappingPair(a, b, dispatcher);
     ++m.stats.pairs_removed;
     remove_partner(*a, b);
     remove_partner(*b, a);
   }
-  for (const lwc::Contact& c : events->began) {
-    Proxy* a = m.proxy_of(c.a);
-    Proxy* b = m.proxy_of(c.b);
-    LWC_CHECK(a != nullptr && b != nullptr, "a pair that began names two live proxies");
-    if (a == nullptr || b == nullptr) continue;
-    if (!m.cache->needsBroadphaseCollision(a, b)) continue;
+  for (const lwc::Contact& c : m.events.began) {
+    Proxy* a = proxy_from(c.user_a);
+    Proxy* b = proxy_from(c.user_b);
+    // The grid applied Bullet's group/mask rule; the cache applies its overlap filter callback, if any.
     if (m.cache->addOverlappingPair(a, b) == nullptr) continue;
     ++m.stats.pairs_added;
     a->partners.push_back(b);
     b->partners.push_back(a);
   }
-  m.stats.last_dirty = events->stats.dirty;
-  m.stats.last_began = events->stats.began;
-  m.stats.last_ended = events->stats.ended;
-  m.stats.last_memberships_touched = events->stats.memberships_touched;
+  m.stats.last_dirty = m.events.stats.dirty;
+  m.stats.last_began = m.events.stats.began;
+  m.stats.last_ended = m.events.stats.ended;
+  m.stats.last_memberships_touched = m.events.stats.memberships_touched;
 }
 
 btOverlappingPairCache* BroadPhase::getOverlappingPairCache() { return impl_->cache; }
@@ -296,16 +296,17 @@ const btOverlappingPairCache* BroadPhase::getOverlappingPairCache() const { retu
 
 void BroadPhase::getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const {
   bool any = false;
-  impl_->for_each_placed([&](const Proxy& p) {
+  for (const std::unique_ptr<Proxy>& p : impl_->pool) {
+    if (p == nullptr || !p->placed) continue;
     if (!any) {
-      aabbMin = p.m_aabbMin;
-      aabbMax = p.m_aabbMax;
+      aabbMin = p->m_aabbMin;
+      aabbMax = p->m_aabbMax;
       any = true;
-      return;
+      continue;
     }
-    aabbMin.setMin(p.m_aabbMin);
-    aabbMax.setMax(p.m_aabbMax);
-  });
+    aabbMin.setMin(p->m_aabbMin);
+    aabbMax.setMax(p->m_aabbMax);
+  }
   if (!any) {
     aabbMin.setValue(0, 0, 0);  // as btDbvtBroadphase with no proxies
     aabbMax.setValue(0, 0, 0);
@@ -319,12 +320,10 @@ void BroadPhase::resetPool(btDispatcher* /*dispatcher*/) {
   LWC_CHECK(grid.ok(), "the config was accepted by create()");
   if (!grid.ok()) return;
   m.grid = std::move(*grid);
-  m.pool.clear();
-  m.pool.shrink_to_fit();
-  m.free.clear();
-  m.free.shrink_to_fit();
-  m.by_slot.clear();
-  m.by_slot.shrink_to_fit();
+  std::vector<std::unique_ptr<Proxy>>().swap(m.pool);
+  std::vector<std::uint32_t>().swap(m.free);
+  std::vector<Proxy*>().swap(m.by_slot);
+  m.events = lwc::ContactEvents{};
 }
 
 void BroadPhase::printStats() {
@@ -337,6 +336,14 @@ void BroadPhase::printStats() {
       static_cast<long long>(s.pairs_removed), static_cast<long long>(s.refusals),
       static_cast<long long>(s.last_dirty), static_cast<long long>(s.last_began),
       static_cast<long long>(s.last_ended), static_cast<long long>(s.last_memberships_touched));
+}
+
+void BroadPhase::refresh_filter(btBroadphaseProxy* proxy) {
+  Proxy& p = *static_cast<Proxy*>(proxy);
+  if (!p.placed) return;  // a parked proxy reads its filter when it is placed
+  [[maybe_unused]] const absl::Status s =
+      impl_->grid.set_filter(p.handle, to_filter(p.m_collisionFilterGroup, p.m_collisionFilterMask));
+  LWC_CHECK(s.ok(), "a placed proxy's handle is live");
 }
 
 bool BroadPhase::placed(const btBroadphaseProxy* proxy) const { return static_cast<const Proxy*>(proxy)->placed; }

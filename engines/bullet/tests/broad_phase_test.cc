@@ -197,6 +197,11 @@ TEST(BulletBroadPhase, PairCacheIsBruteForceAfterEveryStepOf600) {
       w.world().addRigidBody(b, btBroadphaseProxy::DebrisFilter,
                              btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::DebrisFilter);
     }
+    if (step == 300) {  // a falling body's filter changed in place: it stops colliding with debris
+      btBroadphaseProxy* p = w.bodies()[30]->getBroadphaseHandle();
+      p->m_collisionFilterMask = btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::DebrisFilter;
+      bp->refresh_filter(p);
+    }
     w.step();
     const std::vector<const btBroadphaseProxy*> proxies = proxies_of(w.world());
     const std::set<ProxyPair> want = brute_force_pairs(proxies, *bp);
@@ -396,6 +401,24 @@ TEST(BulletBroadPhase, FilterGroupsAsBulletUsesThem) {
                                   ordered(s2, d2),  ordered(kin, d1), ordered(kin, d2)};
   EXPECT_EQ(cache_pairs(*bp->getOverlappingPairCache()), want2);
   bp->getOverlappingPairCache()->setOverlapFilterCallback(nullptr);
+
+  // A filter changed in place and taken up by refresh_filter(): exactly the pairs the change implies.
+  // d1 becomes a plain dynamic body: it keeps its pairs with the static ones and gains d1-d2 (d2's mask
+  // excludes debris only). The pairs the callback refused stay out of the cache although the callback
+  // is gone: a refusal holds until the pair ends (README.md), so d1-dyn2 does not come back.
+  d1->m_collisionFilterGroup = btBroadphaseProxy::DefaultFilter;
+  d1->m_collisionFilterMask = all;
+  bp->refresh_filter(d1);
+  bp->calculateOverlappingPairs(nullptr);
+  std::set<ProxyPair> want3 = want2;
+  want3.insert(ordered(d1, d2));
+  EXPECT_EQ(cache_pairs(*bp->getOverlappingPairCache()), want3);
+  // Narrowed: s1 stops colliding with anything but DefaultFilter; its pairs with debris end.
+  s1->m_collisionFilterMask = btBroadphaseProxy::DefaultFilter;
+  bp->refresh_filter(s1);
+  bp->calculateOverlappingPairs(nullptr);
+  want3.erase(ordered(s1, d2));
+  EXPECT_EQ(cache_pairs(*bp->getOverlappingPairCache()), want3);
   for (btBroadphaseProxy* p : {s1, s2, kin, dyn2, d1, d2}) bp->destroyProxy(p, nullptr);
   EXPECT_EQ(bp->getOverlappingPairCache()->getNumOverlappingPairs(), 0);
   EXPECT_EQ(bp->stats().proxies, 0);

@@ -112,6 +112,13 @@ class BroadPhase final : public btBroadphaseInterface {
   void resetPool(btDispatcher* dispatcher) override;
   void printStats() override;
 
+  // refresh_filter()
+  //
+  // Takes up `proxy`'s current m_collisionFilterGroup and m_collisionFilterMask (changed in place by the
+  // caller): the next calculateOverlappingPairs adds and removes exactly the pairs the change implies
+  // (E8). Bullet's own way, btCollisionWorld::refreshBroadphaseProxy (a new proxy), works too.
+  void refresh_filter(btBroadphaseProxy* proxy);
+
   // placed()
   //
   // True iff `proxy` (one of this broad phase's live proxies) has an accepted box, i.e. is in the grid.

@@ -469,6 +469,16 @@ TEST(BulletBroadPhase, BadAabbIsRefusedAndThePreviousBoxKept) {
     EXPECT_EQ(cache_pairs(*bp->getOverlappingPairCache()), (std::set<ProxyPair>{ordered(a, b)}));
     EXPECT_EQ(cache_pairs(*bp->getOverlappingPairCache()), all_pairs_brute_force(proxies, *bp));
   }
+  // A NaN or infinite ray or probe meets nothing (Bullet's interface has no status to refuse it with).
+  Collect ray;
+  bp->rayTest(btVector3(nan, 0, 0), btVector3(1, 1, 1), ray);
+  bp->rayTest(btVector3(0, 0, 0), btVector3(inf, 1, 1), ray);
+  bp->rayTest(btVector3(0, 0, 0), btVector3(inf, 1, 1), ray, btVector3(-1, -1, -1), btVector3(1, 1, 1));
+  CollectBox probe;
+  bp->aabbTest(btVector3(nan, 0, 0), btVector3(1, 1, 1), probe);
+  bp->aabbTest(btVector3(2, 2, 2), btVector3(0, 0, 0), probe);
+  EXPECT_TRUE(ray.seen.empty());
+  EXPECT_TRUE(probe.seen.empty());
   bp->setAabb(a, btVector3(5.5f, 5.5f, 5.5f), btVector3(7, 7, 7), nullptr);  // valid: taken
   bp->calculateOverlappingPairs(nullptr);
   EXPECT_EQ(cache_pairs(*bp->getOverlappingPairCache()), (std::set<ProxyPair>{ordered(a, c)}));

@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <map>  // clang 19 modules: std::map's hidden friends used by the imported checkers are emitted from here
 #include <span>
 #include <string>
 #include <vector>

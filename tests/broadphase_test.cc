@@ -24,6 +24,47 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 
+// E12's counting allocator: every heap allocation of the process is counted. Under AddressSanitizer (whose
+// runtime owns operator new) through its public allocation hooks, otherwise by replacing operator new.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LWC_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define LWC_TEST_ASAN 1
+#endif
+#include <atomic>
+#include <cstdlib>
+#include <new>
+namespace {
+std::atomic<std::int64_t> g_allocations{0};
+}  // namespace
+#ifdef LWC_TEST_ASAN
+#include <sanitizer/allocator_interface.h>
+namespace {
+void count_malloc(const volatile void*, std::size_t) { g_allocations.fetch_add(1, std::memory_order_relaxed); }
+void ignore_free(const volatile void*) {}
+const bool g_hooked = __sanitizer_install_malloc_and_free_hooks(count_malloc, ignore_free) != 0;
+}  // namespace
+#else
+namespace {
+const bool g_hooked = true;
+void* counted_new(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  void* p = std::malloc(n == 0 ? 1 : n);
+  if (p == nullptr) std::abort();
+  return p;
+}
+}  // namespace
+void* operator new(std::size_t n) { return counted_new(n); }
+void* operator new[](std::size_t n) { return counted_new(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+#endif
+
 #ifdef LWC_HEADER_BUILD  // tests/header_build: the same test, lwc as headers
 #include "lwc/decompose.h"
 #include "lwc/broadphase.h"
@@ -1034,6 +1075,112 @@ TEST(Persistent, E11_QueriesSeeTheBoxesAsLastGiven) {
   // pairs() and boxes() still describe the last update.
   EXPECT_EQ(grid->boxes().size(), 2u);
   EXPECT_EQ(grid->query(box(1, 0, 0, 1), [](Handle, std::uintptr_t) { return true; }).code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(Persistent, E9_RaycastEqualsBruteForceOnAWorldOfThousands) {
+  // Enough residents for the walk along the segment's cells (the small worlds above scan), long and short
+  // segments, axis-aligned ones, ones starting and ending on cell boundaries, and a coarse level.
+  std::mt19937_64 rng(14);
+  std::uniform_real_distribution<double> at(-60, 60);
+  std::uniform_real_distribution<double> side(0.1, 2);
+  GridConfig c = config(2);
+  c.oversize = Oversize::kCoarserLevels;
+  c.max_cells_per_box = *lwc::CellBudget::create(64);
+  auto grid = lwc::PersistentGrid<2>::create(c);
+  ASSERT_TRUE(grid.ok());
+  std::vector<Box2> boxes;
+  for (int i = 0; i < 3000; ++i) {
+    const double x = at(rng), y = at(rng);
+    const double w = i % 100 == 0 ? 40 : side(rng);  // walls on a coarser level
+    boxes.push_back(box(x, y, x + w, y + side(rng)));
+    ASSERT_TRUE(grid->insert(boxes.back(), static_cast<std::uintptr_t>(i)).ok());
+  }
+  std::vector<lwc::Segment<2>> rays = {{{-70, 0}, {70, 0}}, {{0, -70}, {0, 70}}, {{-64, -64}, {64, 64}},
+                                       {{2, 2}, {4, 4}},    {{1, 1}, {1, 1}},    {{-10, 6}, {30, -2}}};
+  for (int i = 0; i < 60; ++i) rays.push_back({{at(rng), at(rng)}, {at(rng), at(rng)}});
+  for (const lwc::Segment<2>& ray : rays) {
+    std::vector<std::pair<double, std::uintptr_t>> want;
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      double t = 0;
+      if (lwc::ray_entry(boxes[i], ray, t)) want.emplace_back(t, i);
+    }
+    std::sort(want.begin(), want.end());
+    std::vector<std::pair<double, std::uintptr_t>> got;
+    ASSERT_TRUE(grid->raycast(ray, [&](Handle, std::uintptr_t u, double t) {
+                      got.emplace_back(t, u);
+                      return true;
+                    }).ok());
+    EXPECT_EQ(got, want);
+    std::vector<std::uintptr_t> inside;
+    const Box2 q = box(std::min(ray.from[0], ray.to[0]), std::min(ray.from[1], ray.to[1]),
+                       std::max(ray.from[0], ray.to[0]), std::max(ray.from[1], ray.to[1]));
+    ASSERT_TRUE(grid->query(q, [&](Handle, std::uintptr_t u) { inside.push_back(u); return true; }).ok());
+    std::sort(inside.begin(), inside.end());
+    std::vector<std::uintptr_t> brute;
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      if (lwc::overlaps(q, boxes[i])) brute.push_back(i);
+    }
+    EXPECT_EQ(inside, brute);
+  }
+}
+
+TEST(Persistent, E12_AWarmGridAllocatesNothingPerFrame) {
+  ASSERT_TRUE(g_hooked);
+  // A world of 2,000 boxes; each frame moves 10% of them (a fixed cycle of frames, so that "warm" is
+  // reached: every bucket, list and buffer has met its largest size), changes filters and payloads,
+  // removes and re-inserts boxes, queries and casts rays, and updates into the same events.
+  std::mt19937_64 rng(12);
+  std::uniform_real_distribution<double> at(0, 90);
+  std::uniform_real_distribution<double> jit(-0.5, 0.5);
+  auto grid = lwc::PersistentGrid<2>::create(config(2));
+  ASSERT_TRUE(grid.ok());
+  std::vector<Box2> home;
+  std::vector<Handle> handles;
+  for (int i = 0; i < 2000; ++i) {
+    const double x = at(rng), y = at(rng);
+    home.push_back(box(x, y, x + 1.5, y + 1.5));
+    handles.push_back(*grid->insert(home.back(), static_cast<std::uintptr_t>(i)));
+  }
+  ContactEvents e;
+  e.began.reserve(4096);
+  e.ended.reserve(4096);
+  e.swept.reserve(4096);
+  ASSERT_TRUE(grid->update(e).ok());
+  constexpr int kFrames = 6;
+  std::vector<std::vector<std::pair<std::size_t, Box2>>> frames(kFrames);
+  for (auto& f : frames) {
+    for (int m = 0; m < 200; ++m) {
+      const std::size_t i = rng() % home.size();
+      const double dx = jit(rng), dy = jit(rng);
+      f.emplace_back(i, box(home[i].min[0] + dx, home[i].min[1] + dy, home[i].max[0] + dx, home[i].max[1] + dy));
+    }
+  }
+  std::int64_t events = 0;
+  const auto frame = [&](int k) {
+    for (const auto& [i, b] : frames[static_cast<std::size_t>(k)]) ASSERT_TRUE(grid->move(handles[i], b).ok());
+    ASSERT_TRUE(grid->move(handles[7], box(40, 40, 41, 41), k % 2 ? Motion::kSwept : Motion::kTeleport).ok());
+    ASSERT_TRUE(grid->set_filter(handles[3], {.group = 1, .mask = k % 2 ? 1u : 2u}).ok());
+    ASSERT_TRUE(grid->set_user_data(handles[5], static_cast<std::uintptr_t>(k)).ok());
+    ASSERT_TRUE(grid->remove(handles[11]).ok());
+    ASSERT_TRUE(grid->update(e).ok());
+    events += static_cast<std::int64_t>(e.began.size() + e.ended.size());
+    const absl::StatusOr<Handle> back = grid->insert(home[11], 11);
+    ASSERT_TRUE(back.ok());
+    handles[11] = *back;
+    int hits = 0;
+    ASSERT_TRUE(grid->query(box(10, 10, 30, 30), [&](Handle, std::uintptr_t) { return ++hits > 0; }).ok());
+    ASSERT_TRUE(grid->raycast({{0, 45}, {90, 46}}, [&](Handle, std::uintptr_t, double) { return ++hits > 0; }).ok());
+    ASSERT_TRUE(grid->update(e).ok());
+  };
+  for (int warm = 0; warm < 4; ++warm) {
+    for (int k = 0; k < kFrames; ++k) frame(k);
+  }
+  const std::int64_t before = g_allocations.load();
+  EXPECT_GT(before, 2000);  // the counter counts: building the world allocated
+  for (int k = 0; k < kFrames; ++k) frame(k);
+  const std::int64_t allocations = g_allocations.load() - before;
+  EXPECT_EQ(allocations, 0);
+  EXPECT_GT(events, 0);  // the frames did change the pair set
 }
 
 }  // namespace

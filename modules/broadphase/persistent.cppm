@@ -21,6 +21,7 @@ module;
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -219,101 +220,227 @@ struct Placed {
   Placement<D> where{};
 };
 
-// One layer of registrations: the slots registered in each (level, cell), and per level the slots
-// resident there (for the probes of a coarse box into a finer level, which may scan them). Order within a
-// cell does not matter: pairs are taken from their reference cell, not by id order.
-template <std::size_t D>
-struct Layer {
-  absl::flat_hash_map<CellKey<D>, absl::InlinedVector<std::uint32_t, 4>> cells;
-  std::map<int, absl::flat_hash_set<std::uint32_t>> levels;
+// One registration of a box in a cell: its slot and its start flags there (bit k: the cell is the box's
+// first cell on axis k). The reference cell of two boxes meeting in cell c, max(lo_a, lo_b) per axis, is c
+// exactly when on every axis one of the two starts there (B9), so a query dedups from the flags alone.
+struct Member {
+  std::uint32_t slot;
+  std::uint32_t flags;
+};
 
-  void clear() {
-    cells.clear();
-    levels.clear();
+template <std::size_t D>
+[[nodiscard]] constexpr std::uint32_t all_axes() {
+  return (std::uint32_t{1} << D) - 1;
+}
+
+// Calls fn(cell, mask) for every cell of `r`, x fastest; bit k of mask: cell[k] == r.lo[k].
+template <std::size_t D, typename Fn>
+void for_each_cell_of(const CellRange<D>& r, Fn&& fn) {
+  std::array<std::int64_t, D> c = r.lo;
+  for (;;) {
+    std::uint32_t mask = 0;
+    for (std::size_t k = 0; k < D; ++k) mask |= static_cast<std::uint32_t>(c[k] == r.lo[k]) << k;
+    fn(c, mask);
+    std::size_t k = 0;
+    for (; k < D; ++k) {
+      if (c[k] != r.hi[k]) {
+        ++c[k];
+        break;
+      }
+      c[k] = r.lo[k];
+    }
+    if (k == D) return;
   }
+}
+
+template <std::size_t D>
+[[nodiscard]] bool contains(const CellRange<D>& r, const std::array<std::int64_t, D>& c) {
+  for (std::size_t k = 0; k < D; ++k) {
+    if (c[k] < r.lo[k] || c[k] > r.hi[k]) return false;
+  }
+  return true;
+}
+
+// The registered boxes of a persistent grid, updated in place: (level, cell) -> a bucket of Members, and per
+// occupied level its residents (for the scans of a query that has more cells on a finer level than the
+// level has residents). Buckets come from a pool and are recycled with their capacity, residents are
+// erased by swap with their position kept per slot, so that a warm grid moving boxes allocates nothing
+// (E12). Order within a bucket does not matter: pairs are taken from their reference cell.
+template <std::size_t D>
+class CellGrid {
+ public:
+  struct Level {
+    int level = 0;
+    CellSize size = CellSize::of<1.0>();
+    std::vector<std::uint32_t> residents;
+  };
+
+  explicit CellGrid(CellSize h) : h_(h) {}
 
   void add(std::uint32_t slot, const Placement<D>& where) {
-    for_each_range_cell<D>(where.cells, [&](const std::array<std::int64_t, D>& c) {
-      cells[CellKey<D>{where.level, c}].push_back(slot);
+    Level& level = level_of(where.level);
+    if (pos_.size() <= slot) pos_.resize(static_cast<std::size_t>(slot) + 1, 0);
+    pos_[slot] = static_cast<std::uint32_t>(level.residents.size());
+    level.residents.push_back(slot);
+    for_each_cell_of<D>(where.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t mask) {
+      bucket_at(CellKey<D>{where.level, c}).push_back(Member{slot, mask});
     });
-    levels[where.level].insert(slot);
   }
 
   void erase(std::uint32_t slot, const Placement<D>& where) {
-    for_each_range_cell<D>(where.cells, [&](const std::array<std::int64_t, D>& c) {
-      auto it = cells.find(CellKey<D>{where.level, c});
-      LWC_CHECK(it != cells.end(), "a registered box is in each of its cells");
-      auto& ids = it->second;
-      auto at = std::find(ids.begin(), ids.end(), slot);
-      LWC_CHECK(at != ids.end(), "a registered box is in each of its cells");
-      *at = ids.back();
-      ids.pop_back();
-      if (ids.empty()) cells.erase(it);
+    for_each_cell_of<D>(where.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t) {
+      erase_member(CellKey<D>{where.level, c}, slot);
     });
-    auto level = levels.find(where.level);
-    level->second.erase(slot);
-    if (level->second.empty()) levels.erase(level);
+    erase_resident(slot, where.level);
   }
 
-  template <std::size_t E, typename Fn>
-  static void for_each_range_cell(const CellRange<E>& r, Fn&& fn) {
-    std::array<std::int64_t, E> c = r.lo;
-    for (;;) {
-      fn(c);
-      std::size_t k = 0;
-      for (; k < E; ++k) {
-        if (c[k] != r.hi[k]) {
-          ++c[k];
-          break;
+  // Moves the registrations of `slot` from `from` to `to`: on one level only the cells that differ and the
+  // shared cells whose start flags change are written.
+  void move(std::uint32_t slot, const Placement<D>& from, const Placement<D>& to) {
+    if (from.level != to.level) {
+      erase(slot, from);
+      add(slot, to);
+      return;
+    }
+    if (from.cells == to.cells) return;
+    const int lv = to.level;
+    for_each_cell_of<D>(from.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t old_flags) {
+      if (!contains<D>(to.cells, c)) {
+        erase_member(CellKey<D>{lv, c}, slot);
+        return;
+      }
+      std::uint32_t flags = 0;
+      for (std::size_t k = 0; k < D; ++k) flags |= static_cast<std::uint32_t>(c[k] == to.cells.lo[k]) << k;
+      if (flags == old_flags) return;
+      Bucket& b = buckets_[map_.find(CellKey<D>{lv, c})->second];
+      for (Member& m : b) {
+        if (m.slot == slot) m.flags = flags;
+      }
+    });
+    for_each_cell_of<D>(to.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t flags) {
+      if (!contains<D>(from.cells, c)) bucket_at(CellKey<D>{lv, c}).push_back(Member{slot, flags});
+    });
+  }
+
+  // Calls fn(t) once for every slot t registered with cells that meet the cells of `box` on t's level,
+  // from the reference cell of the two (B9), or for every resident of a level where `box` has more cells
+  // than the level has residents (or cells outside int64). Every registered t whose box overlaps `box` is
+  // among them (B8). `visits` counts the (query, resident) incidences met.
+  template <typename Fn>
+  void candidates(const Box<D>& box, int box_level, const CellRange<D>& box_cells, Fn&& fn,
+                  std::int64_t& visits) const {
+    bool go = true;  // fn returned true so far
+    for (const Level& level : levels_) {
+      CellRange<D> r = box_cells;
+      bool scan = false;
+      if (level.level != box_level) {
+        absl::StatusOr<CellRange<D>> at = cell_range(box, level.size);
+        scan = !at.ok() || cell_count(*at) > absl::uint128(level.residents.size());
+        if (at.ok()) r = *at;
+      }
+      if (scan) {
+        for (const std::uint32_t t : level.residents) {
+          ++visits;
+          if (!fn(t)) return;
         }
-        c[k] = r.lo[k];
+        continue;
       }
-      if (k == E) return;
+      for_each_cell_of<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t mask) {
+        if (!go) return;
+        const auto it = map_.find(CellKey<D>{level.level, c});
+        if (it == map_.end()) return;
+        const Bucket& b = buckets_[it->second];
+        visits += static_cast<std::int64_t>(b.size());
+        for (const Member& m : b) {
+          if ((m.flags | mask) == all_axes<D>() && !fn(m.slot)) {
+            go = false;
+            return;
+          }
+        }
+      });
+      if (!go) return;
     }
   }
-};
 
-// Calls fn(t) once for every slot t registered in `layer` and accepted by keep(t) whose cells meet the
-// cells of `q` on t's level, from the reference cell of the two there (B9): the cell max(lo_q, lo_t) on
-// every axis, which lies in both ranges exactly when they meet. Every t whose box (entry(t).box) overlaps
-// q.box is among them (B8). On a level finer than q's, where q's cells may be too many or not int64, the
-// level's residents are scanned instead when they are fewer than q's cells there.
-template <std::size_t D, typename Entry, typename Keep, typename Fn>
-void query_layer(const Layer<D>& layer, CellSize h, const Placed<D>& q, Entry&& entry, Keep&& keep, Fn&& fn,
-                 std::int64_t& visits) {
-  for (const auto& [level, residents] : layer.levels) {
-    CellRange<D> r = q.where.cells;
-    bool scan = false;
-    if (level != q.where.level) {
-      absl::StatusOr<CellSize> size = CellSize::create(level_cell_size(h.value(), level));
-      LWC_CHECK(size.ok(), "an occupied level has a finite cell size");
-      absl::StatusOr<CellRange<D>> at = cell_range(q.box, *size);
-      // Coarser than q: q's cells there are int64 and no more than on its own level (B11's monotonicity).
-      scan = !at.ok() || (level < q.where.level && cell_count(*at) > absl::uint128(residents.size()));
-      if (at.ok()) r = *at;
-    }
-    if (scan) {
-      for (const std::uint32_t t : residents) {
-        if (!keep(t)) continue;
-        ++visits;
-        fn(t);
-      }
-      continue;
-    }
-    Layer<D>::template for_each_range_cell<D>(r, [&](const std::array<std::int64_t, D>& c) {
-      auto it = layer.cells.find(CellKey<D>{level, c});
-      if (it == layer.cells.end()) return;
-      for (const std::uint32_t t : it->second) {
-        if (!keep(t)) continue;
-        ++visits;
-        const CellRange<D>& rt = entry(t).where.cells;
-        bool reference = true;
-        for (std::size_t k = 0; k < D; ++k) reference &= c[k] == std::max(r.lo[k], rt.lo[k]);
-        if (reference) fn(t);
-      }
-    });
+  // The same for a query box that is only validated, not placed (query()): its own level is none.
+  template <typename Fn>
+  void candidates(const Box<D>& box, Fn&& fn, std::int64_t& visits) const {
+    candidates(box, std::numeric_limits<int>::min(), CellRange<D>{}, std::forward<Fn>(fn), visits);
   }
-}
+
+  [[nodiscard]] const std::vector<Level>& levels() const noexcept { return levels_; }
+  [[nodiscard]] const absl::InlinedVector<Member, 4>* bucket(int level, const std::array<std::int64_t, D>& c) const {
+    const auto it = map_.find(CellKey<D>{level, c});
+    return it == map_.end() ? nullptr : &buckets_[it->second];
+  }
+
+ private:
+  using Bucket = absl::InlinedVector<Member, 4>;
+
+  Level& level_of(int lv) {
+    for (Level& l : levels_) {
+      if (l.level == lv) return l;
+    }
+    Level l;
+    l.level = lv;
+    absl::StatusOr<CellSize> size = CellSize::create(level_cell_size(h_.value(), lv));
+    LWC_CHECK(size.ok(), "a placed box's level has a finite cell size");
+    l.size = *size;
+    return levels_.emplace_back(std::move(l));
+  }
+
+  Bucket& bucket_at(const CellKey<D>& key) {
+    const auto [it, fresh] = map_.try_emplace(key, 0);
+    if (fresh) {
+      if (free_.empty()) {
+        it->second = static_cast<std::uint32_t>(buckets_.size());
+        buckets_.emplace_back();
+      } else {
+        it->second = free_.back();
+        free_.pop_back();
+      }
+    }
+    return buckets_[it->second];
+  }
+
+  void erase_member(const CellKey<D>& key, std::uint32_t slot) {
+    const auto it = map_.find(key);
+    LWC_CHECK(it != map_.end(), "a registered box is in each of its cells");
+    Bucket& b = buckets_[it->second];
+    auto at = std::find_if(b.begin(), b.end(), [&](const Member& m) { return m.slot == slot; });
+    LWC_CHECK(at != b.end(), "a registered box is in each of its cells");
+    *at = b.back();
+    b.pop_back();  // keeps the bucket's capacity (clear() would free it)
+    if (b.empty()) {
+      free_.push_back(it->second);
+      map_.erase(it);
+    }
+  }
+
+  void erase_resident(std::uint32_t slot, int lv) {
+    for (std::size_t i = 0; i < levels_.size(); ++i) {
+      Level& l = levels_[i];
+      if (l.level != lv) continue;
+      const std::uint32_t at = pos_[slot];
+      const std::uint32_t last = l.residents.back();
+      l.residents[at] = last;
+      pos_[last] = at;
+      l.residents.pop_back();
+      if (l.residents.empty() && levels_.size() > 1) {
+        levels_[i] = std::move(levels_.back());
+        levels_.pop_back();
+      }
+      return;
+    }
+  }
+
+  CellSize h_;
+  absl::flat_hash_map<CellKey<D>, std::uint32_t> map_;  // (level, cell) -> index into buckets_
+  std::vector<Bucket> buckets_;                           // pool: occupied ones and recycled ones
+  std::vector<std::uint32_t> free_;                       // recycled buckets (empty, capacity kept)
+  std::vector<Level> levels_;                             // occupied levels (at most one empty: kept warm)
+  std::vector<std::uint32_t> pos_;                        // slot -> its index in its level's residents
+};
 
 template <std::size_t D>
 [[nodiscard]] Box<D> hull(const Box<D>& a, const Box<D>& b) {
@@ -323,10 +450,6 @@ template <std::size_t D>
     u.max[k] = std::max(a.max[k], b.max[k]);
   }
   return u;
-}
-
-[[nodiscard]] inline std::uint64_t pair_key(std::uint32_t a, std::uint32_t b) {
-  return (static_cast<std::uint64_t>(std::min(a, b)) << 32) | std::max(a, b);
 }
 
 }  // namespace lwc::internal
@@ -442,16 +565,21 @@ class PersistentGrid {
     if (!where.ok()) return where.status();
     if (fresh) {
       slots_.emplace_back();
+      cold_.emplace_back();
+      adj_.emplace_back();
     } else {
       free_.pop_back();
     }
     Slot& s = slots_[slot];
+    Cold& c = cold_[slot];
     ++s.generation;  // a free slot's generation is below the maximum: exhausted slots are retired
     s.live = true;
-    s.teleported = true;
-    s.now = {box, *where};
-    s.user_now = user;
-    s.filter_now = filter;
+    c.teleported = true;
+    s.box = box;
+    s.user = user;
+    s.filter = filter;
+    c.where = *where;
+    grid_.add(slot, *where);
     pending_memberships_ += where->cell_count;
     ++live_;
     mark_dirty(slot);
@@ -468,14 +596,14 @@ class PersistentGrid {
   // with nothing changed (E3, E4): NotFound for a handle that names no live box (removed, stale, never
   // issued); the placement errors of insert for `box` and, with kSwept, for the step volume.
   [[nodiscard]] absl::Status move(Handle handle, const Box<D>& box, Motion motion = Motion::kTeleport) {
-    if (absl::Status s = check_handle(handle); !s.ok()) return s;
+    if (absl::Status st = check_handle(handle); !st.ok()) return st;
     Slot& s = slots_[handle.slot];
+    Cold& c = cold_[handle.slot];
     absl::StatusOr<Placement<D>> where = spec_.place(box, handle.slot);
     if (!where.ok()) return where.status();
     internal::Placed<D> volume;
     if (motion == Motion::kSwept) {
-      const auto known = volumes_.find(handle.slot);
-      const Box<D>& start = known != volumes_.end() ? known->second.box : (s.teleported ? s.now.box : s.then.box);
+      const Box<D>& start = c.volume != kNone ? volumes_[c.volume].placed.box : (c.teleported ? s.box : c.then_box);
       volume.box = internal::hull(start, box);
       absl::StatusOr<Placement<D>> swept = spec_.place(volume.box, handle.slot);
       if (!swept.ok()) {
@@ -483,14 +611,21 @@ class PersistentGrid {
       }
       volume.where = *swept;
     }
+    grid_.move(handle.slot, c.where, *where);
     pending_memberships_ += where->cell_count;
-    pending_memberships_ -= s.now.where.cell_count;
-    s.now = {box, *where};
+    pending_memberships_ -= c.where.cell_count;
+    s.box = box;
+    c.where = *where;
     if (motion == Motion::kSwept) {
-      volumes_[handle.slot] = volume;
+      if (c.volume == kNone) {
+        c.volume = static_cast<std::uint32_t>(volumes_.size());
+        volumes_.push_back({handle.slot, volume});
+      } else {
+        volumes_[c.volume].placed = volume;
+      }
     } else {
-      volumes_.erase(handle.slot);
-      s.teleported = true;
+      drop_volume(handle.slot);
+      c.teleported = true;
     }
     mark_dirty(handle.slot);
     return absl::OkStatus();
@@ -508,13 +643,13 @@ class PersistentGrid {
   // for a handle that names no live box, with nothing changed (E3).
   [[nodiscard]] absl::Status set_filter(Handle handle, Filter filter) {
     if (absl::Status s = check_handle(handle); !s.ok()) return s;
-    slots_[handle.slot].filter_now = filter;
+    slots_[handle.slot].filter = filter;
     mark_dirty(handle.slot);
     return absl::OkStatus();
   }
   [[nodiscard]] absl::Status set_user_data(Handle handle, UserData user) {
     if (absl::Status s = check_handle(handle); !s.ok()) return s;
-    slots_[handle.slot].user_now = user;
+    slots_[handle.slot].user = user;
     mark_dirty(handle.slot);
     return absl::OkStatus();
   }
@@ -529,12 +664,14 @@ class PersistentGrid {
   // Removes a live box: its pairs end at the next update; the handle is stale at once. NotFound for a
   // handle that names no live box, with nothing changed (E3).
   [[nodiscard]] absl::Status remove(Handle handle) {
-    if (absl::Status s = check_handle(handle); !s.ok()) return s;
+    if (absl::Status st = check_handle(handle); !st.ok()) return st;
     Slot& s = slots_[handle.slot];
+    Cold& c = cold_[handle.slot];
     s.live = false;
-    pending_memberships_ -= s.now.where.cell_count;
+    grid_.erase(handle.slot, c.where);
+    pending_memberships_ -= c.where.cell_count;
     --live_;
-    volumes_.erase(handle.slot);
+    drop_volume(handle.slot);
     freed_.push_back(handle.slot);  // reusable after the update: until then the slot may name its old box
     mark_dirty(handle.slot);
     return absl::OkStatus();
@@ -543,12 +680,12 @@ class PersistentGrid {
   // update()
   //
   // Applies the operations since the previous successful update and writes the events into `out` (E1, E6),
-  // reusing its vectors' capacity: once they are large enough, an update allocates nothing (E12). Fails
-  // with ResourceExhausted, changing nothing in the grid (E4: the operations stay pending; `out` is left
-  // with empty lists), exactly when find_pairs on the live boxes would for a budget — their memberships
-  // above max_memberships, their overlapping pairs above max_pairs (E2) — or when the step volumes'
-  // memberships exceed max_memberships or the swept candidates max_pairs. The memberships are checked
-  // before anything proportional to them is allocated. `timings`, when given, receives update_ns.
+  // reusing its vectors' capacity: once they and the grid are warm, an update allocates nothing (E12).
+  // Fails with ResourceExhausted, changing nothing in the grid (E4: the operations stay pending; `out` is
+  // left with empty lists), exactly when find_pairs on the live boxes would for a budget — their
+  // memberships above max_memberships, their overlapping pairs above max_pairs (E2) — or when the step
+  // volumes' memberships exceed max_memberships or the swept candidates max_pairs. `timings`, when given,
+  // receives update_ns.
   [[nodiscard]] absl::Status update(ContactEvents& out, Timings* timings = nullptr) {
     const internal::Stopwatch updating(timings);
     out.began.clear();
@@ -582,11 +719,12 @@ class PersistentGrid {
   template <typename Fn>
   [[nodiscard]] absl::Status query(const Box<D>& box, Fn&& fn) const {
     if (absl::Status s = validate_box(box, 0); !s.ok()) return s;
-    for (std::size_t i = 0; i < slots_.size(); ++i) {
-      const Slot& t = slots_[i];
-      if (!t.live || !overlaps(box, t.now.box)) continue;
-      if (!fn(Handle{static_cast<std::uint32_t>(i), t.generation}, t.user_now)) break;
-    }
+    std::int64_t visits = 0;
+    grid_.candidates(box, [&](std::uint32_t t) {
+      const Slot& b = slots_[t];
+      if (!overlaps(box, b.box)) return true;
+      return static_cast<bool>(fn(Handle{t, b.generation}, b.user));
+    }, visits);
     return absl::OkStatus();
   }
   template <typename Fn>
@@ -597,23 +735,28 @@ class PersistentGrid {
   // raycast()
   //
   // Calls fn(handle, user, t) for every box as last given (E11) that the segment hits (ray_entry, E9),
-  // in order of entry fraction t (ties by slot), until fn returns false. Allocates nothing once warm (a
-  // scratch buffer of the grid is reused). InvalidArgument for a segment that is not valid, with fn
-  // never called.
+  // in order of entry fraction t (ties by slot), until fn returns false. The cells along the segment are
+  // visited first (with a margin of one cell, or every resident of a level when the segment has more cells
+  // there, or coordinates beyond 2^40 cells), then the hits are sorted: an early exit saves the calls,
+  // not the walk. Allocates nothing once warm (scratch buffers of the grid are reused). InvalidArgument
+  // for a segment that is not valid, with fn never called.
   template <typename Fn>
   [[nodiscard]] absl::Status raycast(const Segment<D>& segment, Fn&& fn) const {
     if (absl::Status s = validate_segment(segment); !s.ok()) return s;
     std::vector<RayHit>& hits = ray_scratch_;
     hits.clear();
-    for (std::size_t i = 0; i < slots_.size(); ++i) {
-      const Slot& t = slots_[i];
+    next_token();
+    const auto visit = [&](std::uint32_t t) {
+      if (seen_[t] == token_) return;
+      seen_[t] = token_;
       double at = 0;
-      if (t.live && ray_entry(t.now.box, segment, at)) hits.push_back({at, static_cast<std::uint32_t>(i)});
-    }
+      if (ray_entry(slots_[t].box, segment, at)) hits.push_back({at, t});
+    };
+    for (const auto& level : grid_.levels()) walk_level(level, segment, visit);
     std::sort(hits.begin(), hits.end());
     for (const RayHit& h : hits) {
       const Slot& t = slots_[h.slot];
-      if (!fn(Handle{h.slot, t.generation}, t.user_now, h.t)) break;
+      if (!fn(Handle{h.slot, t.generation}, t.user, h.t)) break;
     }
     return absl::OkStatus();
   }
@@ -621,18 +764,21 @@ class PersistentGrid {
   // pairs()
   //
   // The overlapping pairs that pass the filters at the last successful update, in canonical order:
-  // find_pairs on boxes(), with indices mapped to handles, less the filtered pairs (E2, E8). O(P log P)
-  // for P pairs.
+  // find_pairs on boxes(), with indices mapped to handles, less the filtered pairs (E2, E8). O(P log d)
+  // for P pairs of degree d.
   [[nodiscard]] std::vector<Contact> pairs() const {
-    std::vector<std::uint64_t> keys(pairs_.begin(), pairs_.end());
-    std::sort(keys.begin(), keys.end());
     std::vector<Contact> out;
-    out.reserve(keys.size());
-    for (const std::uint64_t key : keys) {
-      const auto a = static_cast<std::uint32_t>(key >> 32);
-      const auto b = static_cast<std::uint32_t>(key & 0xffffffffu);
-      out.push_back(contact(a, slots_[a].committed_generation, slots_[a].user_then, b,
-                            slots_[b].committed_generation, slots_[b].user_then));
+    out.reserve(static_cast<std::size_t>(pair_count_));
+    for (std::size_t i = 0; i < adj_.size(); ++i) {
+      const std::size_t first = out.size();
+      const auto s = static_cast<std::uint32_t>(i);
+      for (const std::uint32_t t : adj_[i]) {
+        if (t > s) {
+          out.push_back(contact(s, cold_[s].committed_generation, cold_[s].user_then, t,
+                                cold_[t].committed_generation, cold_[t].user_then));
+        }
+      }
+      std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
     }
     return out;
   }
@@ -643,8 +789,8 @@ class PersistentGrid {
   [[nodiscard]] std::vector<Tracked<D>> boxes() const {
     std::vector<Tracked<D>> out;
     for (std::size_t i = 0; i < slots_.size(); ++i) {
-      const Slot& s = slots_[i];
-      if (s.committed) out.push_back({Handle{static_cast<std::uint32_t>(i), s.committed_generation}, s.then.box});
+      const Cold& c = cold_[i];
+      if (c.committed) out.push_back({Handle{static_cast<std::uint32_t>(i), c.committed_generation}, c.then_box});
     }
     return out;
   }
@@ -654,15 +800,15 @@ class PersistentGrid {
   // The box, payload and filter of a live handle as last given (pending or not); NotFound as for move.
   [[nodiscard]] absl::StatusOr<Box<D>> box(Handle handle) const {
     if (absl::Status s = check_handle(handle); !s.ok()) return s;
-    return slots_[handle.slot].now.box;
+    return slots_[handle.slot].box;
   }
   [[nodiscard]] absl::StatusOr<UserData> user_data(Handle handle) const {
     if (absl::Status s = check_handle(handle); !s.ok()) return s;
-    return slots_[handle.slot].user_now;
+    return slots_[handle.slot].user;
   }
   [[nodiscard]] absl::StatusOr<Filter> filter(Handle handle) const {
     if (absl::Status s = check_handle(handle); !s.ok()) return s;
-    return slots_[handle.slot].filter_now;
+    return slots_[handle.slot].filter;
   }
 
   // The number of live boxes, counting the operations not yet applied by an update.
@@ -673,31 +819,44 @@ class PersistentGrid {
 
  private:
   static constexpr std::size_t kMaxSlots = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  // Above this degree, "was (s, t) a pair at the previous update" is read from stamps instead of s's list.
+  static constexpr std::size_t kStampDegree = 16;
 
-  // Invariant: committed => `then` is registered in committed_; live => `now` is the box as last given;
-  // not dirty => then == now, user and filter likewise, and committed == live.
+  // The state an update reads for every candidate, as last given (one cache line in 2D).
+  // Invariant: live => `box` is registered in grid_ at cold.where.
   struct Slot {
-    std::uint32_t generation = 0;            // of the box living here, or of the last one
-    std::uint32_t committed_generation = 0;  // of the box living here at the last update
+    Box<D> box{};
+    Filter filter;
+    UserData user = 0;
+    std::uint32_t generation = 0;  // of the box living here, or of the last one
     bool live = false;
-    bool committed = false;
     bool dirty = false;
-    bool teleported = false;  // inserted or teleported in this step: the step volume starts at `now`
-    internal::Placed<D> now;
-    internal::Placed<D> then;
-    UserData user_now = 0;
-    UserData user_then = 0;
-    Filter filter_now;
-    Filter filter_then;
   };
-
+  // The rest. Invariant: committed => then_box, user_then and committed_generation are the box's state at
+  // the last update; not dirty => that state equals the one given, and committed == live.
+  struct Cold {
+    Placement<D> where{};  // of `box`, if live
+    Box<D> then_box{};
+    UserData user_then = 0;
+    std::uint32_t committed_generation = 0;
+    std::uint32_t volume = kNone;  // index into volumes_, if swept in this step
+    std::int64_t then_cells = 0;
+    bool committed = false;
+    bool teleported = false;  // inserted or teleported in this step: the step volume starts at `box`
+  };
+  struct Volume {
+    std::uint32_t slot;
+    internal::Placed<D> placed;
+  };
   struct RayHit {
     double t;
     std::uint32_t slot;
     friend bool operator<(const RayHit& a, const RayHit& b) { return a.t != b.t ? a.t < b.t : a.slot < b.slot; }
   };
 
-  PersistentGrid(const GridSpec<D>& spec, PairFilter pair_filter) : spec_(spec), pair_filter_(pair_filter) {}
+  PersistentGrid(const GridSpec<D>& spec, PairFilter pair_filter)
+      : spec_(spec), pair_filter_(pair_filter), grid_(spec.cell_size()), volume_grid_(spec.cell_size()) {}
 
   [[nodiscard]] absl::Status check_handle(Handle handle) const {
     if (handle.slot >= slots_.size() || !slots_[handle.slot].live ||
@@ -714,29 +873,113 @@ class PersistentGrid {
     dirty_.push_back(slot);
   }
 
-  // The filter rule and the predicate on one pair (E8), the lower slot's payload first.
-  [[nodiscard]] bool accepts(std::uint32_t s, UserData us, const Filter& fs, std::uint32_t t, UserData ut,
-                             const Filter& ft) const {
-    if (!passes(fs, ft)) return false;
-    if (pair_filter_.fn == nullptr) return true;
-    return s < t ? pair_filter_.fn(pair_filter_.context, us, ut) : pair_filter_.fn(pair_filter_.context, ut, us);
+  void drop_volume(std::uint32_t slot) {
+    const std::uint32_t at = cold_[slot].volume;
+    if (at == kNone) return;
+    cold_[volumes_.back().slot].volume = at;
+    volumes_[at] = volumes_.back();
+    volumes_.pop_back();
+    cold_[slot].volume = kNone;
   }
-  [[nodiscard]] bool in_before(std::uint32_t s, std::uint32_t t) const {  // the pair is in P(S)
-    const Slot& a = slots_[s];
-    const Slot& b = slots_[t];
-    return a.committed && b.committed && overlaps(a.then.box, b.then.box) &&
-           accepts(s, a.user_then, a.filter_then, t, b.user_then, b.filter_then);
+
+  // A fresh token for the stamps of seen_ (sized to the slots); on wrap-around every stamp is cleared.
+  void next_token() const {
+    if (seen_.size() < slots_.size()) seen_.resize(slots_.size(), 0);
+    if (++token_ == 0) {
+      std::fill(seen_.begin(), seen_.end(), 0);
+      token_ = 1;
+    }
+  }
+
+  // The filter rule and the predicate on one pair (E8), the lower slot's payload first.
+  [[nodiscard]] bool accepts(std::uint32_t s, const Slot& a, std::uint32_t t, const Slot& b) const {
+    if (!passes(a.filter, b.filter)) return false;
+    if (pair_filter_.fn == nullptr) return true;
+    return s < t ? pair_filter_.fn(pair_filter_.context, a.user, b.user) : pair_filter_.fn(pair_filter_.context, b.user, a.user);
   }
   [[nodiscard]] bool in_after(std::uint32_t s, std::uint32_t t) const {  // the pair is in P(S')
     const Slot& a = slots_[s];
     const Slot& b = slots_[t];
-    return a.live && b.live && overlaps(a.now.box, b.now.box) &&
-           accepts(s, a.user_now, a.filter_now, t, b.user_now, b.filter_now);
+    return a.live && b.live && overlaps(a.box, b.box) && accepts(s, a, t, b);
   }
 
   [[nodiscard]] static Contact contact(std::uint32_t s, std::uint32_t gs, UserData us, std::uint32_t t,
                                        std::uint32_t gt, UserData ut) {
     return s < t ? Contact{Handle{s, gs}, Handle{t, gt}, us, ut} : Contact{Handle{t, gt}, Handle{s, gs}, ut, us};
+  }
+
+  static void sort_contacts(std::vector<Contact>& cs) {
+    const auto by_slots = [](const Contact& x, const Contact& y) {
+      return x.a.slot != y.a.slot ? x.a.slot < y.a.slot : x.b.slot < y.b.slot;
+    };
+    if (!std::is_sorted(cs.begin(), cs.end(), by_slots)) std::sort(cs.begin(), cs.end(), by_slots);
+  }
+
+  // Visits the residents of one level whose cells the segment's cells (with a margin of one cell) meet,
+  // column by column along the segment's dominant axis; or every resident of the level when that would
+  // visit more cells than the level has residents, or when the coordinates are beyond 2^40 cells (where
+  // the rounding of the walk could approach a cell).
+  template <typename Level, typename Visit>
+  void walk_level(const Level& level, const Segment<D>& seg, Visit&& visit) const {
+    const double hl = level.size.value();
+    Box<D> span{};
+    bool near = true;
+    for (std::size_t k = 0; k < D; ++k) {
+      span.min[k] = std::min(seg.from[k], seg.to[k]);
+      span.max[k] = std::max(seg.from[k], seg.to[k]);
+      near = near && std::abs(seg.from[k]) / hl < 0x1p40 && std::abs(seg.to[k]) / hl < 0x1p40;
+    }
+    absl::StatusOr<CellRange<D>> cells = cell_range(span, level.size);
+    std::size_t m = 0;
+    for (std::size_t k = 1; k < D; ++k) {
+      if (std::abs(seg.to[k] - seg.from[k]) > std::abs(seg.to[m] - seg.from[m])) m = k;
+    }
+    const auto scan = [&] {
+      for (const std::uint32_t t : level.residents) visit(t);
+    };
+    if (!near || !cells.ok()) return scan();
+    const absl::uint128 columns = absl::uint128(cells->hi[m] - cells->lo[m]) + 3;
+    if (columns * (D == 2 ? 4 : 16) > absl::uint128(level.residents.size())) return scan();
+    const double dm = seg.to[m] - seg.from[m];
+    for (std::int64_t i = cells->lo[m] - 1; i <= cells->hi[m] + 1; ++i) {
+      // The part of the segment in column i (the whole segment when it does not move along m).
+      double t0 = 0.0;
+      double t1 = 1.0;
+      if (!fp::is_zero(dm)) {
+        const double x0 = std::max(span.min[m], static_cast<double>(i) * hl);
+        const double x1 = std::min(span.max[m], static_cast<double>(i + 1) * hl);
+        t0 = std::clamp((x0 - seg.from[m]) / dm, 0.0, 1.0);
+        t1 = std::clamp((x1 - seg.from[m]) / dm, 0.0, 1.0);
+      }
+      CellRange<D> r{};
+      bool fits = true;
+      for (std::size_t k = 0; k < D; ++k) {
+        if (k == m) {
+          r.lo[k] = r.hi[k] = i;
+          continue;
+        }
+        const double d = seg.to[k] - seg.from[k];
+        const double y0 = seg.from[k] + t0 * d;
+        const double y1 = seg.from[k] + t1 * d;
+        absl::StatusOr<std::int64_t> lo = cell_of(std::min(y0, y1), level.size);
+        absl::StatusOr<std::int64_t> hi = cell_of(std::max(y0, y1), level.size);
+        if (!lo.ok() || !hi.ok()) {
+          fits = false;
+          break;
+        }
+        r.lo[k] = std::max(*lo - 1, cells->lo[k] - 1);
+        r.hi[k] = std::min(*hi + 1, cells->hi[k] + 1);
+      }
+      if (!fits) return scan();
+      bool empty = false;
+      for (std::size_t k = 0; k < D; ++k) empty = empty || r.lo[k] > r.hi[k];
+      if (empty) continue;
+      internal::for_each_cell_of<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t) {
+        if (const auto* b = grid_.bucket(level.level, c); b != nullptr) {
+          for (const internal::Member& member : *b) visit(member.slot);
+        }
+      });
+    }
   }
 
   [[nodiscard]] absl::Status update_into(ContactEvents& events) {
@@ -747,7 +990,7 @@ class PersistentGrid {
           " memberships, more than max_memberships = ", config.max_memberships.value(), " (B7, E2)"));
     }
     absl::int128 volume_memberships = 0;
-    for (const auto& [slot, volume] : volumes_) volume_memberships += volume.where.cell_count;
+    for (const Volume& v : volumes_) volume_memberships += v.placed.where.cell_count;
     if (volume_memberships > config.max_memberships.value()) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "the swept volumes need ", static_cast<std::int64_t>(volume_memberships),
@@ -755,142 +998,163 @@ class PersistentGrid {
     }
     UpdateStats& st = events.stats;
     st.dirty = static_cast<std::int64_t>(dirty_.size());
-    std::sort(dirty_.begin(), dirty_.end());
-
-    // The overlays: the new boxes of the dirty live slots, and the swept volumes.
-    end_.clear();
-    swept_.clear();
+    if (!std::is_sorted(dirty_.begin(), dirty_.end())) std::sort(dirty_.begin(), dirty_.end());
     for (const std::uint32_t slot : dirty_) {
-      const Slot& s = slots_[slot];
-      if (s.committed) st.memberships_touched += s.then.where.cell_count;
-      if (s.live) {
-        end_.add(slot, s.now.where);
-        st.memberships_touched += s.now.where.cell_count;
+      const Cold& c = cold_[slot];
+      st.memberships_touched += c.then_cells + (slots_[slot].live ? c.where.cell_count : 0);
+    }
+    for (const Volume& v : volumes_) st.memberships_touched += v.placed.where.cell_count;
+
+    // Ended: from each dirty box that was live, its pairs at the previous update (its adjacency is P(S)),
+    // each pair once: a pair of two dirty boxes from the lower slot.
+    for (const std::uint32_t s : dirty_) {
+      const Cold& c = cold_[s];
+      if (!c.committed) continue;
+      st.pair_visits += static_cast<std::int64_t>(adj_[s].size());
+      for (const std::uint32_t t : adj_[s]) {
+        if ((slots_[t].dirty && t < s) || in_after(s, t)) continue;
+        events.ended.push_back(contact(s, c.committed_generation, c.user_then, t, cold_[t].committed_generation,
+                                       cold_[t].user_then));
       }
     }
-    for (const auto& [slot, volume] : volumes_) {
-      swept_.add(slot, volume.where);
-      st.memberships_touched += volume.where.cell_count;
-    }
-    const CellSize h = spec_.cell_size();
-    const auto then_of = [&](std::uint32_t t) -> const internal::Placed<D>& { return slots_[t].then; };
-    const auto now_of = [&](std::uint32_t t) -> const internal::Placed<D>& { return slots_[t].now; };
-    const auto volume_of = [&](std::uint32_t t) -> const internal::Placed<D>& { return volumes_.find(t)->second; };
-    const auto clean = [&](std::uint32_t t) { return !slots_[t].dirty; };
-    const auto any = [](std::uint32_t) { return true; };
-
-    // Ended: from each dirty box that was live, its partners at the previous update (the committed grid is
-    // that state), each pair once: a pair of two dirty boxes from the lower slot.
-    for (const std::uint32_t s : dirty_) {
-      const Slot& a = slots_[s];
-      if (!a.committed) continue;
-      internal::query_layer<D>(committed_, h, a.then, then_of, any, [&](std::uint32_t t) {
-        const Slot& b = slots_[t];
-        if (t == s || (b.dirty && t < s) || !in_before(s, t) || in_after(s, t)) return;
-        events.ended.push_back(contact(s, a.committed_generation, a.user_then, t, b.committed_generation, b.user_then));
-      }, st.pair_visits);
-    }
-    // Began: from each dirty live box, its partners now: the clean boxes of the committed grid and the
-    // dirty ones of the overlay. The pair count after the update is known as the pairs are found.
-    const std::int64_t kept = static_cast<std::int64_t>(pairs_.size() - events.ended.size());
+    // Began: from each dirty live box, its partners now (the grid holds the boxes as given), kept when
+    // the pair was not in P(S). The pair count after the update is known as the pairs are found.
+    const std::int64_t kept = pair_count_ - static_cast<std::int64_t>(events.ended.size());
     const std::int64_t room = config.max_pairs.value() - kept;
-    bool within = true;
+    bool within = room >= 0;
     for (const std::uint32_t s : dirty_) {
       const Slot& a = slots_[s];
       if (!a.live || !within) continue;
-      const auto found = [&](std::uint32_t t) {
+      const auto& partners = adj_[s];
+      const bool stamped = partners.size() > kStampDegree;
+      if (stamped) {
+        next_token();
+        for (const std::uint32_t t : partners) seen_[t] = token_;
+      }
+      const std::size_t first = events.began.size();
+      grid_.candidates(a.box, cold_[s].where.level, cold_[s].where.cells, [&](std::uint32_t t) {
         const Slot& b = slots_[t];
-        if (!within || t == s || (b.dirty && t < s) || !in_after(s, t) || in_before(s, t)) return;
+        if (t == s || (b.dirty && t < s) || !overlaps(a.box, b.box) || !accepts(s, a, t, b)) return true;
+        if (stamped ? seen_[t] == token_ : std::find(partners.begin(), partners.end(), t) != partners.end()) {
+          return true;
+        }
         if (static_cast<std::int64_t>(events.began.size()) >= room) {
           within = false;
-          return;
+          return false;
         }
-        events.began.push_back(contact(s, a.generation, a.user_now, t, b.generation, b.user_now));
-      };
-      internal::query_layer<D>(committed_, h, a.now, then_of, clean, found, st.pair_visits);
-      internal::query_layer<D>(end_, h, a.now, now_of, any, found, st.pair_visits);
-    }
-    if (!within || room < 0) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat("more than max_pairs = ", config.max_pairs.value(), " overlapping pairs (B7, E2)"));
-    }
-    // Swept: from each swept box, the step volumes meeting its own (a clean box's is its box, a dirty
-    // unswept box's its new box), each pair once, kept when the end boxes do not overlap and the pair
-    // passes the filters.
-    for (const auto& [s, volume] : volumes_) {
-      const Slot& a = slots_[s];
-      const auto found = [&](std::uint32_t t, const Box<D>& other) {
-        const Slot& b = slots_[t];
-        if (!within || t == s || (volumes_.contains(t) && t < s) || !overlaps(volume.box, other)) return;
-        if (overlaps(a.now.box, b.now.box)) return;
-        if (!accepts(s, a.user_now, a.filter_now, t, b.user_now, b.filter_now)) return;
-        if (events.swept.size() >= static_cast<std::size_t>(config.max_pairs.value())) {
-          within = false;
-          return;
-        }
-        events.swept.push_back(contact(s, a.generation, a.user_now, t, b.generation, b.user_now));
-      };
-      internal::query_layer<D>(committed_, h, volume, then_of, clean,
-                               [&](std::uint32_t t) { found(t, slots_[t].then.box); }, st.pair_visits);
-      internal::query_layer<D>(end_, h, volume, now_of, [&](std::uint32_t t) { return !volumes_.contains(t); },
-                               [&](std::uint32_t t) { found(t, slots_[t].now.box); }, st.pair_visits);
-      internal::query_layer<D>(swept_, h, volume, volume_of, any,
-                               [&](std::uint32_t t) { found(t, volumes_.find(t)->second.box); }, st.pair_visits);
+        events.began.push_back(contact(s, a.generation, a.user, t, b.generation, b.user));
+        return true;
+      }, st.pair_visits);
+      // Each box's pairs in slot order, so that a first build (every box dirty, every pair from its lower
+      // slot) comes out in canonical order without a sort of the whole list.
+      std::sort(events.began.begin() + static_cast<std::ptrdiff_t>(first), events.began.end());
     }
     if (!within) {
       return absl::ResourceExhaustedError(
-          absl::StrCat("more than max_pairs = ", config.max_pairs.value(), " swept candidates (B7, E6)"));
+          absl::StrCat("more than max_pairs = ", config.max_pairs.value(), " overlapping pairs (B7, E2)"));
+    }
+    // Swept: from each swept box, the step volumes meeting its own (a clean box's and a dirty unswept
+    // box's is its box, in grid_; a swept box's in volume_grid_), each pair once, kept when the end boxes
+    // do not overlap and the pair passes the filters.
+    if (!volumes_.empty()) {
+      for (const Volume& v : volumes_) volume_grid_.add(v.slot, v.placed.where);
+      for (const Volume& v : volumes_) {
+        const std::uint32_t s = v.slot;
+        const Slot& a = slots_[s];
+        const auto found = [&](std::uint32_t t, const Box<D>& other) {
+          const Slot& b = slots_[t];
+          if (t == s || (cold_[t].volume != kNone && t < s) || !overlaps(v.placed.box, other)) return true;
+          if (overlaps(a.box, b.box) || !accepts(s, a, t, b)) return true;
+          if (events.swept.size() >= static_cast<std::size_t>(config.max_pairs.value())) {
+            within = false;
+            return false;
+          }
+          events.swept.push_back(contact(s, a.generation, a.user, t, b.generation, b.user));
+          return true;
+        };
+        grid_.candidates(v.placed.box, v.placed.where.level, v.placed.where.cells, [&](std::uint32_t t) {
+          return cold_[t].volume != kNone || found(t, slots_[t].box);
+        }, st.pair_visits);
+        if (!within) break;
+        volume_grid_.candidates(v.placed.box, v.placed.where.level, v.placed.where.cells, [&](std::uint32_t t) {
+          return found(t, volumes_[cold_[t].volume].placed.box);
+        }, st.pair_visits);
+        if (!within) break;
+      }
+      for (const Volume& v : volumes_) volume_grid_.erase(v.slot, v.placed.where);
+      if (!within) {
+        return absl::ResourceExhaustedError(
+            absl::StrCat("more than max_pairs = ", config.max_pairs.value(), " swept candidates (B7, E6)"));
+      }
     }
 
-    // Commit: nothing above changed the grid; from here on nothing fails.
+    // Commit: nothing above changed the grid or the pair set; from here on nothing fails.
+    for (const Contact& c : events.ended) {
+      unlink(c.a.slot, c.b.slot);
+      unlink(c.b.slot, c.a.slot);
+    }
+    for (const Contact& c : events.began) {
+      adj_[c.a.slot].push_back(c.b.slot);
+      adj_[c.b.slot].push_back(c.a.slot);
+    }
+    pair_count_ += static_cast<std::int64_t>(events.began.size()) - static_cast<std::int64_t>(events.ended.size());
     for (const std::uint32_t slot : dirty_) {
       Slot& s = slots_[slot];
-      if (s.committed) committed_.erase(slot, s.then.where);
-      if (s.live) committed_.add(slot, s.now.where);
-      s.then = s.now;
-      s.user_then = s.user_now;
-      s.filter_then = s.filter_now;
-      s.committed = s.live;
-      s.committed_generation = s.generation;
+      Cold& c = cold_[slot];
+      c.then_box = s.box;
+      c.user_then = s.user;
+      c.then_cells = s.live ? c.where.cell_count : 0;
+      c.committed = s.live;
+      c.committed_generation = s.generation;
+      c.teleported = false;
+      c.volume = kNone;
       s.dirty = false;
-      s.teleported = false;
     }
-    for (const Contact& c : events.ended) pairs_.erase(internal::pair_key(c.a.slot, c.b.slot));
-    for (const Contact& c : events.began) pairs_.insert(internal::pair_key(c.a.slot, c.b.slot));
+    volumes_.clear();
     for (const std::uint32_t slot : freed_) {
       if (slots_[slot].generation < std::numeric_limits<std::uint32_t>::max()) free_.push_back(slot);
     }
     freed_.clear();
     dirty_.clear();
-    volumes_.clear();
     committed_memberships_ = static_cast<std::int64_t>(pending_memberships_);
     committed_live_ = live_;
-    std::sort(events.began.begin(), events.began.end());
-    std::sort(events.ended.begin(), events.ended.end());
-    std::sort(events.swept.begin(), events.swept.end());
+    sort_contacts(events.began);
+    sort_contacts(events.ended);
+    sort_contacts(events.swept);
     st.boxes = committed_live_;
     st.memberships = committed_memberships_;
-    st.pairs = static_cast<std::int64_t>(pairs_.size());
+    st.pairs = pair_count_;
     st.began = static_cast<std::int64_t>(events.began.size());
     st.ended = static_cast<std::int64_t>(events.ended.size());
     st.swept = static_cast<std::int64_t>(events.swept.size());
     return absl::OkStatus();
   }
 
+  void unlink(std::uint32_t s, std::uint32_t t) {
+    auto& list = adj_[s];
+    auto at = std::find(list.begin(), list.end(), t);
+    LWC_CHECK(at != list.end(), "an ended pair is in both adjacency lists");
+    *at = list.back();
+    list.pop_back();  // keeps the capacity
+  }
+
   GridSpec<D> spec_;
   PairFilter pair_filter_;
   std::vector<Slot> slots_;
+  std::vector<Cold> cold_;
+  std::vector<absl::InlinedVector<std::uint32_t, 6>> adj_;  // P(S): each slot's partners at the last update
   std::vector<std::uint32_t> free_;   // reusable now
   std::vector<std::uint32_t> freed_;  // removed since the last update: reusable after the next one
   std::vector<std::uint32_t> dirty_;
-  absl::flat_hash_map<std::uint32_t, internal::Placed<D>> volumes_;  // step volumes of the swept boxes
-  internal::Layer<D> committed_;
-  internal::Layer<D> end_;     // scratch of update(): the dirty live boxes' new boxes
-  internal::Layer<D> swept_;   // scratch of update(): the step volumes
-  absl::flat_hash_set<std::uint64_t> pairs_;  // the pairs at the last update, as pair_key(slot, slot)
-  mutable std::vector<RayHit> ray_scratch_;   // raycast()'s hits, reused
+  std::vector<Volume> volumes_;       // step volumes of the swept boxes
+  internal::CellGrid<D> grid_;        // the live boxes as last given
+  internal::CellGrid<D> volume_grid_; // scratch of update(): the step volumes
+  mutable std::vector<RayHit> ray_scratch_;  // raycast()'s hits, reused
+  mutable std::vector<std::uint32_t> seen_;  // stamps of raycast() and of update()'s high-degree boxes
+  mutable std::uint32_t token_ = 0;
   absl::int128 pending_memberships_ = 0;
   std::int64_t committed_memberships_ = 0;
+  std::int64_t pair_count_ = 0;
   std::int64_t live_ = 0;
   std::int64_t committed_live_ = 0;
 };

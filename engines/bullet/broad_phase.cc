@@ -3,8 +3,8 @@
 //
 // The adapter: Bullet's calls translated into lwc::PersistentGrid<3>'s, lwc's contact events into Bullet's
 // pair cache. It owns no algorithm: the grid stores each proxy's float box, its payload (the proxy) and
-// Bullet's group/mask (E7, E8, E10), finds the pairs that pass Bullet's rule and answers rayTest and
-// aabbTest (E9, E11); the cache applies its own overlap filter callback when it adds a pair. The
+// Bullet's group/mask (E7, E8, E10), finds the pairs that pass Bullet's rule and the cache's overlap
+// filter callback (the grid's pair predicate) and answers rayTest and aabbTest (E9, E11). The
 // adapter keeps, per proxy, the partners it added to the cache, so that a destroyed proxy's pairs leave
 // the cache at once (the cache holds raw proxy pointers) and the grid's later `ended` events for them are
 // skipped. Policies: README.md.
@@ -59,6 +59,13 @@ struct Proxy : btBroadphaseProxy {
   return true;
 }
 
+// The pair predicate (E8): the cache's overlap filter callback, when one is set, on top of the group/mask
+// rule (Bullet's cache asks a callback instead of the rule; README.md).
+bool cache_accepts(void* context, lwc::UserData lower, lwc::UserData higher) {
+  btOverlapFilterCallback* callback = static_cast<btOverlappingPairCache*>(context)->getOverlapFilterCallback();
+  return callback == nullptr || callback->needBroadphaseCollision(proxy_from(lower), proxy_from(higher));
+}
+
 void remove_partner(Proxy& p, const Proxy* q) {
   auto it = std::find(p.partners.begin(), p.partners.end(), q);
   if (it == p.partners.end()) return;
@@ -69,9 +76,11 @@ void remove_partner(Proxy& p, const Proxy* q) {
 }  // namespace
 
 struct BroadPhase::Impl {
-  Impl(lwc::GridConfig c, lwc::PersistentGrid<3> g, const Options& o) : config(c), grid(std::move(g)), options(o) {}
+  Impl(lwc::GridConfig c, lwc::PairFilter f, lwc::PersistentGrid<3> g, const Options& o)
+      : config(c), filter(f), grid(std::move(g)), options(o) {}
 
   lwc::GridConfig config;
+  lwc::PairFilter filter;
   lwc::PersistentGrid<3> grid;
   Options options;
   std::unique_ptr<btHashedOverlappingPairCache> owned_cache;
@@ -134,12 +143,12 @@ absl::StatusOr<std::unique_ptr<BroadPhase>> BroadPhase::create(const Options& op
     owned = std::make_unique<btHashedOverlappingPairCache>();
     cache = owned.get();
   }
-  // No pair predicate (E8's PairFilter): the grid also asks it about the pairs of removed boxes (their
-  // payloads as then), and a Bullet overlap filter callback would read a destroyed proxy. The cache
-  // applies its callback when a pair is added instead.
-  absl::StatusOr<lwc::PersistentGrid<3>> grid = lwc::PersistentGrid<3>::create(config);
+  // The pair predicate (E8): the cache's overlap filter callback. The grid asks it about live boxes only
+  // (their payloads are live proxies), when one of the pair's boxes is dirty.
+  const lwc::PairFilter filter{.fn = &cache_accepts, .context = cache};
+  absl::StatusOr<lwc::PersistentGrid<3>> grid = lwc::PersistentGrid<3>::create(config, filter);
   if (!grid.ok()) return grid.status();
-  auto impl = std::make_unique<Impl>(config, std::move(*grid), options);
+  auto impl = std::make_unique<Impl>(config, filter, std::move(*grid), options);
   impl->owned_cache = std::move(owned);
   impl->cache = cache;
   return std::unique_ptr<BroadPhase>(new BroadPhase(std::move(impl)));
@@ -269,7 +278,9 @@ void BroadPhase::calculateOverlappingPairs(btDispatcher* dispatcher) {
     Proxy* a = m.proxy_of(c.a);
     Proxy* b = m.proxy_of(c.b);
     if (a == nullptr || b == nullptr) continue;  // destroyed: its pairs left the cache in destroyProxy
-    if (std::find(a->partners.begin(), a->partners.end(), b) == a->partners.end()) continue;  // callback refused
+    // Not added: the cache's callback refused it although the grid's predicate accepted it (a callback
+    // whose answer changed without refresh_filter).
+    if (std::find(a->partners.begin(), a->partners.end(), b) == a->partners.end()) continue;
     m.cache->removeOverlappingPair(a, b, dispatcher);
     ++m.stats.pairs_removed;
     remove_partner(*a, b);
@@ -278,7 +289,7 @@ void BroadPhase::calculateOverlappingPairs(btDispatcher* dispatcher) {
   for (const lwc::Contact& c : m.events.began) {
     Proxy* a = proxy_from(c.user_a);
     Proxy* b = proxy_from(c.user_b);
-    // The grid applied Bullet's group/mask rule; the cache applies its overlap filter callback, if any.
+    // The grid applied Bullet's group/mask rule and the cache's callback; the cache asks the callback again.
     if (m.cache->addOverlappingPair(a, b) == nullptr) continue;
     ++m.stats.pairs_added;
     a->partners.push_back(b);
@@ -316,7 +327,7 @@ void BroadPhase::getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const
 void BroadPhase::resetPool(btDispatcher* /*dispatcher*/) {
   Impl& m = *impl_;
   if (m.stats.proxies != 0) return;  // as btDbvtBroadphase: only an empty broad phase releases its memory
-  absl::StatusOr<lwc::PersistentGrid<3>> grid = lwc::PersistentGrid<3>::create(m.config);
+  absl::StatusOr<lwc::PersistentGrid<3>> grid = lwc::PersistentGrid<3>::create(m.config, m.filter);
   LWC_CHECK(grid.ok(), "the config was accepted by create()");
   if (!grid.ok()) return;
   m.grid = std::move(*grid);

@@ -384,18 +384,22 @@ TEST(BulletBroadPhase, FilterGroupsAsBulletUsesThem) {
                                  ordered(s2, d2),  ordered(kin, d1), ordered(kin, d2)};
   EXPECT_EQ(cache_pairs(*bp->getOverlappingPairCache()), want);
 
-  // An overlap filter callback on the cache: pairs with `dyn` refused from now on (new pairs only, as
-  // Bullet's own broad phases; a proxy re-created picks it up).
+  // An overlap filter callback on the cache (the grid's pair predicate): it is asked about live proxies
+  // only — `dyn` is destroyed while the callback is set and the callback reads its proxies — and again
+  // whenever one of a pair's proxies changes: pairs with dyn2 are refused, and come back once the
+  // callback is gone and a proxy of the pair is refreshed.
   struct NoDyn : btOverlapFilterCallback {
     const btBroadphaseProxy* dyn = nullptr;
     bool needBroadphaseCollision(btBroadphaseProxy* a, btBroadphaseProxy* b) const override {
       return a != dyn && b != dyn && passes_filter(a, b);
     }
   } filter;
+  bp->getOverlappingPairCache()->setOverlapFilterCallback(&filter);
   bp->destroyProxy(dyn, nullptr);
+  bp->setAabb(s1, lo, btVector3(1, 1, 1.5f), nullptr);  // s1 dirty: the predicate is asked about its pairs
+  bp->calculateOverlappingPairs(nullptr);
   btBroadphaseProxy* dyn2 = bp->createProxy(lo, hi, 0, nullptr, btBroadphaseProxy::DefaultFilter, all, nullptr);
   filter.dyn = dyn2;
-  bp->getOverlappingPairCache()->setOverlapFilterCallback(&filter);
   bp->calculateOverlappingPairs(nullptr);
   const std::set<ProxyPair> want2{ordered(s1, d1),  ordered(s1, d2),  ordered(s2, d1),
                                   ordered(s2, d2),  ordered(kin, d1), ordered(kin, d2)};
@@ -404,20 +408,21 @@ TEST(BulletBroadPhase, FilterGroupsAsBulletUsesThem) {
 
   // A filter changed in place and taken up by refresh_filter(): exactly the pairs the change implies.
   // d1 becomes a plain dynamic body: it keeps its pairs with the static ones and gains d1-d2 (d2's mask
-  // excludes debris only). The pairs the callback refused stay out of the cache although the callback
-  // is gone: a refusal holds until the pair ends (README.md), so d1-dyn2 does not come back.
+  // excludes debris only) and, the callback being gone, d1-dyn2 (asked again because d1 changed).
   d1->m_collisionFilterGroup = btBroadphaseProxy::DefaultFilter;
   d1->m_collisionFilterMask = all;
   bp->refresh_filter(d1);
   bp->calculateOverlappingPairs(nullptr);
   std::set<ProxyPair> want3 = want2;
   want3.insert(ordered(d1, d2));
+  want3.insert(ordered(d1, dyn2));
   EXPECT_EQ(cache_pairs(*bp->getOverlappingPairCache()), want3);
-  // Narrowed: s1 stops colliding with anything but DefaultFilter; its pairs with debris end.
+  // Narrowed: s1 collides with DefaultFilter only; its pairs with debris end.
   s1->m_collisionFilterMask = btBroadphaseProxy::DefaultFilter;
   bp->refresh_filter(s1);
   bp->calculateOverlappingPairs(nullptr);
   want3.erase(ordered(s1, d2));
+  want3.insert(ordered(s1, dyn2));  // asked again because s1 changed; the callback that refused it is gone
   EXPECT_EQ(cache_pairs(*bp->getOverlappingPairCache()), want3);
   for (btBroadphaseProxy* p : {s1, s2, kin, dyn2, d1, d2}) bp->destroyProxy(p, nullptr);
   EXPECT_EQ(bp->getOverlappingPairCache()->getNumOverlappingPairs(), 0);

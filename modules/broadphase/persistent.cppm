@@ -261,6 +261,200 @@ template <std::size_t D>
   return true;
 }
 
+// The cell table of a CellGrid: open addressing with linear probing and backward-shift deletion (no
+// tombstones), one 64-byte entry per occupied (level, cell) holding its key, its first kInline members and
+// the index of an overflow list for the rest (lists come from a pool and keep their capacity when
+// recycled). A lookup reads one entry (and its neighbours when probing); the home of a cell keeps the
+// 2^D cells of an aligned block of two per axis side by side, so a box's cells share cache lines. The
+// table doubles at half load: the only allocation once it is warm.
+template <std::size_t D>
+class CellTable {
+ public:
+  static constexpr std::size_t kInline = D == 2 ? 4 : 3;
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+  struct Entry {
+    std::array<std::int64_t, D> cell{};
+    std::int32_t level = 0;
+    std::uint32_t count = 0;  // 0: the entry is empty
+    std::uint32_t overflow = kNone;
+    std::array<Member, kInline> members{};
+  };
+
+  // Calls fn(member) for every member of (level, cell) while fn returns true; false iff fn stopped it.
+  template <typename Fn>
+  bool for_each(int level, const std::array<std::int64_t, D>& c, Fn&& fn) const {
+    const Entry* e = find(level, c);
+    if (e == nullptr) return true;
+    const std::size_t inl = std::min<std::size_t>(e->count, kInline);
+    for (std::size_t i = 0; i < inl; ++i) {
+      if (!fn(e->members[i])) return false;
+    }
+    if (e->count > kInline) {
+      for (const Member& m : lists_[e->overflow]) {
+        if (!fn(m)) return false;
+      }
+    }
+    return true;
+  }
+
+  // Prefetches the home entry of (level, cell).
+  void prefetch(int level, const std::array<std::int64_t, D>& c) const {
+    if (size_ != 0) __builtin_prefetch(&entries_[home(level, c)]);
+  }
+
+  // The number of members of (level, cell) (0 when it is not occupied).
+  [[nodiscard]] std::size_t count(int level, const std::array<std::int64_t, D>& c) const {
+    const Entry* e = find(level, c);
+    return e == nullptr ? 0 : e->count;
+  }
+
+  void add(int level, const std::array<std::int64_t, D>& c, Member m) {
+    if ((size_ + 1) * 2 > entries_.size()) grow();
+    std::size_t i = home(level, c);
+    for (;; i = (i + 1) & mask_) {
+      Entry& e = entries_[i];
+      if (e.count == 0) {
+        e.cell = c;
+        e.level = level;
+        e.overflow = kNone;
+        ++size_;
+        break;
+      }
+      if (e.level == level && e.cell == c) break;
+    }
+    Entry& e = entries_[i];
+    if (e.count < kInline) {
+      e.members[e.count++] = m;
+      return;
+    }
+    if (e.overflow == kNone) e.overflow = take_list();
+    lists_[e.overflow].push_back(m);
+    ++e.count;
+  }
+
+  // Sets the flags of `slot`'s member of (level, cell), which must exist.
+  void set_flags(int level, const std::array<std::int64_t, D>& c, std::uint32_t slot, std::uint32_t flags) {
+    Member* m = member(find_mut(level, c), slot);
+    m->flags = flags;
+  }
+
+  // Erases `slot`'s member of (level, cell), which must exist.
+  void erase(int level, const std::array<std::int64_t, D>& c, std::uint32_t slot) {
+    Entry* e = find_mut(level, c);
+    Member* m = member(e, slot);
+    // The last member takes its place.
+    if (e->count > kInline) {
+      auto& list = lists_[e->overflow];
+      *m = list.back();
+      list.pop_back();  // keeps the capacity
+      if (list.empty()) {
+        give_list(e->overflow);
+        e->overflow = kNone;
+      }
+    } else {
+      *m = e->members[e->count - 1];
+    }
+    if (--e->count > 0) return;
+    // Backward-shift deletion: later entries of the probe run move up into the hole.
+    std::size_t hole = static_cast<std::size_t>(e - entries_.data());
+    --size_;
+    for (std::size_t j = (hole + 1) & mask_;; j = (j + 1) & mask_) {
+      Entry& next = entries_[j];
+      if (next.count == 0) break;
+      const std::size_t h = home(next.level, next.cell);
+      // `next` may move to the hole iff its home is not in (hole, j] (cyclically).
+      const bool stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
+      if (stays) continue;
+      entries_[hole] = next;
+      next.count = 0;
+      next.overflow = kNone;
+      hole = j;
+    }
+    entries_[hole].count = 0;
+    entries_[hole].overflow = kNone;
+  }
+
+ private:
+  // The product modulo 2^64, without an unsigned wrap (which -fsanitize=integer reports).
+  [[nodiscard]] static std::uint64_t mul(std::uint64_t a, std::uint64_t b) {
+    __extension__ using Wide = unsigned __int128;
+    return static_cast<std::uint64_t>(static_cast<Wide>(a) * b);
+  }
+  [[nodiscard]] std::size_t home(int level, const std::array<std::int64_t, D>& c) const {
+    std::uint64_t h = mul(static_cast<std::uint64_t>(static_cast<std::uint32_t>(level)) + 1, 0x9E3779B97F4A7C15ull);
+    std::uint64_t local = 0;
+    for (std::size_t k = 0; k < D; ++k) {
+      const auto u = static_cast<std::uint64_t>(c[k]);
+      local |= (u & 1u) << k;
+      h = mul(h ^ (u >> 1), 0xFF51AFD7ED558CCDull);
+      h ^= h >> 32;
+    }
+    return static_cast<std::size_t>((((h >> D) << D) | local) & mask_);  // h's low D bits replaced: no wrap
+  }
+
+  [[nodiscard]] const Entry* find(int level, const std::array<std::int64_t, D>& c) const {
+    if (size_ == 0) return nullptr;
+    for (std::size_t i = home(level, c);; i = (i + 1) & mask_) {
+      const Entry& e = entries_[i];
+      if (e.count == 0) return nullptr;
+      if (e.level == level && e.cell == c) return &e;
+    }
+  }
+  Entry* find_mut(int level, const std::array<std::int64_t, D>& c) {
+    Entry* e = const_cast<Entry*>(find(level, c));
+    LWC_CHECK(e != nullptr, "a registered box is in each of its cells");
+    return e;
+  }
+  Member* member(Entry* e, std::uint32_t slot) {
+    const std::size_t inl = std::min<std::size_t>(e->count, kInline);
+    for (std::size_t i = 0; i < inl; ++i) {
+      if (e->members[i].slot == slot) return &e->members[i];
+    }
+    for (Member& m : lists_[e->overflow]) {  // LWC_CHECK below: count > kInline here
+      if (m.slot == slot) return &m;
+    }
+    LWC_CHECK(false, "a registered box is in each of its cells");
+    return nullptr;  // LCOV_EXCL_LINE: unreachable after the check
+  }
+
+  // The recycled lists form a heap by capacity and the largest is taken first, so that a warm table
+  // (one that has met its largest crowded cells) never grows a list again.
+  [[nodiscard]] bool smaller(std::uint32_t a, std::uint32_t b) const { return lists_[a].capacity() < lists_[b].capacity(); }
+  std::uint32_t take_list() {
+    if (!free_lists_.empty()) {
+      std::pop_heap(free_lists_.begin(), free_lists_.end(), [&](std::uint32_t a, std::uint32_t b) { return smaller(a, b); });
+      const std::uint32_t i = free_lists_.back();
+      free_lists_.pop_back();
+      return i;
+    }
+    lists_.emplace_back().reserve(8);
+    return static_cast<std::uint32_t>(lists_.size() - 1);
+  }
+  void give_list(std::uint32_t i) {
+    free_lists_.push_back(i);
+    std::push_heap(free_lists_.begin(), free_lists_.end(), [&](std::uint32_t a, std::uint32_t b) { return smaller(a, b); });
+  }
+
+  void grow() {
+    std::vector<Entry> old = std::move(entries_);
+    entries_.assign(std::max<std::size_t>(64, old.size() * 2), Entry{});
+    mask_ = entries_.size() - 1;
+    for (const Entry& e : old) {
+      if (e.count == 0) continue;
+      std::size_t i = home(e.level, e.cell);
+      while (entries_[i].count != 0) i = (i + 1) & mask_;
+      entries_[i] = e;
+    }
+  }
+
+  std::vector<Entry> entries_;
+  std::size_t mask_ = 0;
+  std::size_t size_ = 0;
+  std::vector<std::vector<Member>> lists_;  // overflow lists, occupied and recycled
+  std::vector<std::uint32_t> free_lists_;   // recycled overflow lists (empty, capacity kept), a heap by capacity
+};
+
 // The registered boxes of a persistent grid, updated in place: (level, cell) -> a bucket of Members, and per
 // occupied level its residents (for the scans of a query that has more cells on a finer level than the
 // level has residents). Buckets come from a pool and are recycled with their capacity, residents are
@@ -283,7 +477,7 @@ class CellGrid {
     pos_[slot] = static_cast<std::uint32_t>(level.residents.size());
     level.residents.push_back(slot);
     for_each_cell_of<D>(where.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t mask) {
-      bucket_at(CellKey<D>{where.level, c}).push_back(Member{slot, mask});
+      add_member(CellKey<D>{where.level, c}, Member{slot, mask});
     });
   }
 
@@ -312,13 +506,10 @@ class CellGrid {
       std::uint32_t flags = 0;
       for (std::size_t k = 0; k < D; ++k) flags |= static_cast<std::uint32_t>(c[k] == to.cells.lo[k]) << k;
       if (flags == old_flags) return;
-      Bucket& b = buckets_[map_.find(CellKey<D>{lv, c})->second];
-      for (Member& m : b) {
-        if (m.slot == slot) m.flags = flags;
-      }
+      table_.set_flags(lv, c, slot, flags);
     });
     for_each_cell_of<D>(to.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t flags) {
-      if (!contains<D>(from.cells, c)) bucket_at(CellKey<D>{lv, c}).push_back(Member{slot, flags});
+      if (!contains<D>(from.cells, c)) add_member(CellKey<D>{lv, c}, Member{slot, flags});
     });
   }
 
@@ -326,9 +517,9 @@ class CellGrid {
   // from the reference cell of the two (B9), or for every resident of a level where `box` has more cells
   // than the level has residents (or cells outside int64). Every registered t whose box overlaps `box` is
   // among them (B8). `visits` counts the (query, resident) incidences met.
-  template <typename Fn>
+  template <typename Fn, typename Prefetch>
   void candidates(const Box<D>& box, int box_level, const CellRange<D>& box_cells, Fn&& fn,
-                  std::int64_t& visits) const {
+                  std::int64_t& visits, Prefetch&& prefetch) const {
     bool go = true;  // fn returned true so far
     for (const Level& level : levels_) {
       CellRange<D> r = box_cells;
@@ -345,37 +536,52 @@ class CellGrid {
         }
         continue;
       }
+      // The candidates of a few cells are gathered first and their slots prefetched, so that the reads
+      // of their boxes overlap instead of waiting one after the other.
+      std::array<std::uint32_t, 64> batch;
+      std::size_t held = 0;
+      const auto flush = [&] {
+        for (std::size_t i = 0; i < held && go; ++i) go = static_cast<bool>(fn(batch[i]));
+        held = 0;
+      };
       for_each_cell_of<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t mask) {
         if (!go) return;
-        const auto it = map_.find(CellKey<D>{level.level, c});
-        if (it == map_.end()) return;
-        const Bucket& b = buckets_[it->second];
-        visits += static_cast<std::int64_t>(b.size());
-        for (const Member& m : b) {
-          if ((m.flags | mask) == all_axes<D>() && !fn(m.slot)) {
-            go = false;
-            return;
-          }
-        }
+        (void)table_.for_each(level.level, c, [&](const Member& m) {
+          ++visits;
+          if ((m.flags | mask) != all_axes<D>()) return true;
+          prefetch(m.slot);
+          batch[held++] = m.slot;
+          if (held == batch.size()) flush();
+          return go;
+        });
       });
+      flush();
       if (!go) return;
     }
   }
 
-  // The same for a query box that is only validated, not placed (query()): its own level is none.
   template <typename Fn>
-  void candidates(const Box<D>& box, Fn&& fn, std::int64_t& visits) const {
-    candidates(box, std::numeric_limits<int>::min(), CellRange<D>{}, std::forward<Fn>(fn), visits);
+  void candidates(const Box<D>& box, int box_level, const CellRange<D>& box_cells, Fn&& fn,
+                  std::int64_t& visits) const {
+    candidates(box, box_level, box_cells, std::forward<Fn>(fn), visits, [](std::uint32_t) {});
+  }
+  // The same for a query box that is only validated, not placed (query()): its own level is none.
+  template <typename Fn, typename Prefetch>
+  void candidates(const Box<D>& box, Fn&& fn, std::int64_t& visits, Prefetch&& prefetch) const {
+    candidates(box, std::numeric_limits<int>::min(), CellRange<D>{}, std::forward<Fn>(fn), visits,
+               std::forward<Prefetch>(prefetch));
   }
 
   [[nodiscard]] const std::vector<Level>& levels() const noexcept { return levels_; }
-  [[nodiscard]] const absl::InlinedVector<Member, 4>* bucket(int level, const std::array<std::int64_t, D>& c) const {
-    const auto it = map_.find(CellKey<D>{level, c});
-    return it == map_.end() ? nullptr : &buckets_[it->second];
+  [[nodiscard]] const CellTable<D>& table() const noexcept { return table_; }
+
+  // Prefetches the entries of the cells of a placement (when they are few).
+  void prefetch(const Placement<D>& where) const {
+    if (where.cell_count > 8) return;
+    for_each_cell_of<D>(where.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t) { table_.prefetch(where.level, c); });
   }
 
  private:
-  using Bucket = absl::InlinedVector<Member, 4>;
 
   Level& level_of(int lv) {
     for (Level& l : levels_) {
@@ -389,33 +595,8 @@ class CellGrid {
     return levels_.emplace_back(std::move(l));
   }
 
-  Bucket& bucket_at(const CellKey<D>& key) {
-    const auto [it, fresh] = map_.try_emplace(key, 0);
-    if (fresh) {
-      if (free_.empty()) {
-        it->second = static_cast<std::uint32_t>(buckets_.size());
-        buckets_.emplace_back();
-      } else {
-        it->second = free_.back();
-        free_.pop_back();
-      }
-    }
-    return buckets_[it->second];
-  }
-
-  void erase_member(const CellKey<D>& key, std::uint32_t slot) {
-    const auto it = map_.find(key);
-    LWC_CHECK(it != map_.end(), "a registered box is in each of its cells");
-    Bucket& b = buckets_[it->second];
-    auto at = std::find_if(b.begin(), b.end(), [&](const Member& m) { return m.slot == slot; });
-    LWC_CHECK(at != b.end(), "a registered box is in each of its cells");
-    *at = b.back();
-    b.pop_back();  // keeps the bucket's capacity (clear() would free it)
-    if (b.empty()) {
-      free_.push_back(it->second);
-      map_.erase(it);
-    }
-  }
+  void add_member(const CellKey<D>& key, Member m) { table_.add(key.level, key.cell, m); }
+  void erase_member(const CellKey<D>& key, std::uint32_t slot) { table_.erase(key.level, key.cell, slot); }
 
   void erase_resident(std::uint32_t slot, int lv) {
     for (std::size_t i = 0; i < levels_.size(); ++i) {
@@ -435,9 +616,7 @@ class CellGrid {
   }
 
   CellSize h_;
-  absl::flat_hash_map<CellKey<D>, std::uint32_t> map_;  // (level, cell) -> index into buckets_
-  std::vector<Bucket> buckets_;                           // pool: occupied ones and recycled ones
-  std::vector<std::uint32_t> free_;                       // recycled buckets (empty, capacity kept)
+  CellTable<D> table_;
   std::vector<Level> levels_;                             // occupied levels (at most one empty: kept warm)
   std::vector<std::uint32_t> pos_;                        // slot -> its index in its level's residents
 };
@@ -571,15 +750,13 @@ class PersistentGrid {
       free_.pop_back();
     }
     Slot& s = slots_[slot];
-    Cold& c = cold_[slot];
     ++s.generation;  // a free slot's generation is below the maximum: exhausted slots are retired
     s.live = true;
-    c.teleported = true;
+    s.teleported = true;
     s.box = box;
     s.user = user;
     s.filter = filter;
-    c.where = *where;
-    grid_.add(slot, *where);
+    s.where = *where;
     pending_memberships_ += where->cell_count;
     ++live_;
     mark_dirty(slot);
@@ -603,7 +780,7 @@ class PersistentGrid {
     if (!where.ok()) return where.status();
     internal::Placed<D> volume;
     if (motion == Motion::kSwept) {
-      const Box<D>& start = c.volume != kNone ? volumes_[c.volume].placed.box : (c.teleported ? s.box : c.then_box);
+      const Box<D>& start = s.volume != kNone ? volumes_[s.volume].placed.box : (s.teleported ? s.box : c.then_box);
       volume.box = internal::hull(start, box);
       absl::StatusOr<Placement<D>> swept = spec_.place(volume.box, handle.slot);
       if (!swept.ok()) {
@@ -611,21 +788,20 @@ class PersistentGrid {
       }
       volume.where = *swept;
     }
-    grid_.move(handle.slot, c.where, *where);
     pending_memberships_ += where->cell_count;
-    pending_memberships_ -= c.where.cell_count;
+    pending_memberships_ -= s.where.cell_count;
     s.box = box;
-    c.where = *where;
+    s.where = *where;
     if (motion == Motion::kSwept) {
-      if (c.volume == kNone) {
-        c.volume = static_cast<std::uint32_t>(volumes_.size());
+      if (s.volume == kNone) {
+        s.volume = static_cast<std::uint32_t>(volumes_.size());
         volumes_.push_back({handle.slot, volume});
       } else {
-        volumes_[c.volume].placed = volume;
+        volumes_[s.volume].placed = volume;
       }
     } else {
       drop_volume(handle.slot);
-      c.teleported = true;
+      s.teleported = true;
     }
     mark_dirty(handle.slot);
     return absl::OkStatus();
@@ -666,10 +842,8 @@ class PersistentGrid {
   [[nodiscard]] absl::Status remove(Handle handle) {
     if (absl::Status st = check_handle(handle); !st.ok()) return st;
     Slot& s = slots_[handle.slot];
-    Cold& c = cold_[handle.slot];
     s.live = false;
-    grid_.erase(handle.slot, c.where);
-    pending_memberships_ -= c.where.cell_count;
+    pending_memberships_ -= s.where.cell_count;
     --live_;
     drop_volume(handle.slot);
     freed_.push_back(handle.slot);  // reusable after the update: until then the slot may name its old box
@@ -720,11 +894,18 @@ class PersistentGrid {
   [[nodiscard]] absl::Status query(const Box<D>& box, Fn&& fn) const {
     if (absl::Status s = validate_box(box, 0); !s.ok()) return s;
     std::int64_t visits = 0;
+    bool go = true;
     grid_.candidates(box, [&](std::uint32_t t) {
       const Slot& b = slots_[t];
-      if (!overlaps(box, b.box)) return true;
-      return static_cast<bool>(fn(Handle{t, b.generation}, b.user));
-    }, visits);
+      if ((!synced_ && b.dirty) || !overlaps(box, b.box)) return true;
+      return go = static_cast<bool>(fn(Handle{t, b.generation}, b.user));
+    }, visits, [&](std::uint32_t t) { __builtin_prefetch(&slots_[t]); });
+    if (synced_) return absl::OkStatus();
+    for (const std::uint32_t t : dirty_) {  // not yet in grid_ where they are now
+      const Slot& b = slots_[t];
+      if (!go) break;
+      if (b.live && overlaps(box, b.box)) go = static_cast<bool>(fn(Handle{t, b.generation}, b.user));
+    }
     return absl::OkStatus();
   }
   template <typename Fn>
@@ -747,12 +928,18 @@ class PersistentGrid {
     hits.clear();
     next_token();
     const auto visit = [&](std::uint32_t t) {
-      if (seen_[t] == token_) return;
+      if (seen_[t] == token_ || (!synced_ && slots_[t].dirty)) return;
       seen_[t] = token_;
       double at = 0;
       if (ray_entry(slots_[t].box, segment, at)) hits.push_back({at, t});
     };
     for (const auto& level : grid_.levels()) walk_level(level, segment, visit);
+    if (!synced_) {
+      for (const std::uint32_t t : dirty_) {  // not yet in grid_ where they are now
+        double at = 0;
+        if (slots_[t].live && ray_entry(slots_[t].box, segment, at)) hits.push_back({at, t});
+      }
+    }
     std::sort(hits.begin(), hits.end());
     for (const RayHit& h : hits) {
       const Slot& t = slots_[h.slot];
@@ -824,7 +1011,7 @@ class PersistentGrid {
   static constexpr std::size_t kStampDegree = 16;
 
   // The state an update reads for every candidate, as last given (one cache line in 2D).
-  // Invariant: live => `box` is registered in grid_ at cold.where.
+  // Invariant: live => `box` is registered in grid_ at `where`.
   struct Slot {
     Box<D> box{};
     Filter filter;
@@ -832,18 +1019,20 @@ class PersistentGrid {
     std::uint32_t generation = 0;  // of the box living here, or of the last one
     bool live = false;
     bool dirty = false;
+    bool teleported = false;  // inserted or teleported in this step: the step volume starts at `box`
+    std::uint32_t volume = kNone;  // index into volumes_, if swept in this step
+    Placement<D> where{};  // of `box`, if live
   };
   // The rest. Invariant: committed => then_box, user_then and committed_generation are the box's state at
   // the last update; not dirty => that state equals the one given, and committed == live.
   struct Cold {
-    Placement<D> where{};  // of `box`, if live
+    Placement<D> reg{};       // where the box is registered in grid_, if `registered`
+    bool registered = false;
     Box<D> then_box{};
     UserData user_then = 0;
     std::uint32_t committed_generation = 0;
-    std::uint32_t volume = kNone;  // index into volumes_, if swept in this step
-    std::int64_t then_cells = 0;
     bool committed = false;
-    bool teleported = false;  // inserted or teleported in this step: the step volume starts at `box`
+    std::int64_t then_cells = 0;
   };
   struct Volume {
     std::uint32_t slot;
@@ -868,18 +1057,19 @@ class PersistentGrid {
   }
 
   void mark_dirty(std::uint32_t slot) {
+    synced_ = false;
     if (slots_[slot].dirty) return;
     slots_[slot].dirty = true;
     dirty_.push_back(slot);
   }
 
   void drop_volume(std::uint32_t slot) {
-    const std::uint32_t at = cold_[slot].volume;
+    const std::uint32_t at = slots_[slot].volume;
     if (at == kNone) return;
-    cold_[volumes_.back().slot].volume = at;
+    slots_[volumes_.back().slot].volume = at;
     volumes_[at] = volumes_.back();
     volumes_.pop_back();
-    cold_[slot].volume = kNone;
+    slots_[slot].volume = kNone;
   }
 
   // A fresh token for the stamps of seen_ (sized to the slots); on wrap-around every stamp is cleared.
@@ -975,11 +1165,43 @@ class PersistentGrid {
       for (std::size_t k = 0; k < D; ++k) empty = empty || r.lo[k] > r.hi[k];
       if (empty) continue;
       internal::for_each_cell_of<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t) {
-        if (const auto* b = grid_.bucket(level.level, c); b != nullptr) {
-          for (const internal::Member& member : *b) visit(member.slot);
-        }
+        (void)grid_.table().for_each(level.level, c, [&](const internal::Member& member) {
+          visit(member.slot);
+          return true;
+        });
       });
     }
+  }
+
+  // Brings grid_ to the boxes as given: the operations only record, and the registrations of all dirty
+  // boxes are written here in one pass, each box's cells prefetched a few boxes ahead. Invisible to every
+  // observer (queries look past unsynced dirty boxes), so a refused update may have done it.
+  void sync() {
+    if (synced_) return;
+    for (std::size_t i = 0; i < dirty_.size(); ++i) {
+      if (i + 3 < dirty_.size()) {
+        __builtin_prefetch(&slots_[dirty_[i + 3]].where);
+        __builtin_prefetch(&cold_[dirty_[i + 3]]);
+      }
+      if (i + 1 < dirty_.size()) {
+        const std::uint32_t n = dirty_[i + 1];
+        if (cold_[n].registered) grid_.prefetch(cold_[n].reg);
+        if (slots_[n].live) grid_.prefetch(slots_[n].where);
+      }
+      const std::uint32_t t = dirty_[i];
+      const Slot& a = slots_[t];
+      Cold& c = cold_[t];
+      if (c.registered && a.live) {
+        grid_.move(t, c.reg, a.where);
+      } else if (c.registered) {
+        grid_.erase(t, c.reg);
+      } else if (a.live) {
+        grid_.add(t, a.where);
+      }
+      c.registered = a.live;
+      c.reg = a.where;
+    }
+    synced_ = true;
   }
 
   [[nodiscard]] absl::Status update_into(ContactEvents& events) {
@@ -999,17 +1221,30 @@ class PersistentGrid {
     UpdateStats& st = events.stats;
     st.dirty = static_cast<std::int64_t>(dirty_.size());
     if (!std::is_sorted(dirty_.begin(), dirty_.end())) std::sort(dirty_.begin(), dirty_.end());
-    for (const std::uint32_t slot : dirty_) {
+    sync();
+    for (std::size_t i = 0; i < dirty_.size(); ++i) {
+      const std::uint32_t slot = dirty_[i];
+      if (i + 8 < dirty_.size()) {
+        __builtin_prefetch(&cold_[dirty_[i + 8]]);
+        __builtin_prefetch(&slots_[dirty_[i + 8]]);
+      }
       const Cold& c = cold_[slot];
-      st.memberships_touched += c.then_cells + (slots_[slot].live ? c.where.cell_count : 0);
+      st.memberships_touched += c.then_cells + (slots_[slot].live ? slots_[slot].where.cell_count : 0);
     }
     for (const Volume& v : volumes_) st.memberships_touched += v.placed.where.cell_count;
 
     // Ended: from each dirty box that was live, its pairs at the previous update (its adjacency is P(S)),
     // each pair once: a pair of two dirty boxes from the lower slot.
-    for (const std::uint32_t s : dirty_) {
+    for (std::size_t i = 0; i < dirty_.size(); ++i) {
+      const std::uint32_t s = dirty_[i];
+      if (i + 4 < dirty_.size()) {
+        __builtin_prefetch(&cold_[dirty_[i + 4]]);
+        __builtin_prefetch(&adj_[dirty_[i + 4]]);
+        __builtin_prefetch(&slots_[dirty_[i + 4]]);
+      }
       const Cold& c = cold_[s];
       if (!c.committed) continue;
+      for (const std::uint32_t t : adj_[s]) __builtin_prefetch(&slots_[t]);
       st.pair_visits += static_cast<std::int64_t>(adj_[s].size());
       for (const std::uint32_t t : adj_[s]) {
         if ((slots_[t].dirty && t < s) || in_after(s, t)) continue;
@@ -1022,7 +1257,10 @@ class PersistentGrid {
     const std::int64_t kept = pair_count_ - static_cast<std::int64_t>(events.ended.size());
     const std::int64_t room = config.max_pairs.value() - kept;
     bool within = room >= 0;
-    for (const std::uint32_t s : dirty_) {
+    for (std::size_t i = 0; i < dirty_.size(); ++i) {
+      const std::uint32_t s = dirty_[i];
+      if (i + 2 < dirty_.size() && slots_[dirty_[i + 2]].live) grid_.prefetch(slots_[dirty_[i + 2]].where);
+      if (i + 4 < dirty_.size()) __builtin_prefetch(&slots_[dirty_[i + 4]].where);
       const Slot& a = slots_[s];
       if (!a.live || !within) continue;
       const auto& partners = adj_[s];
@@ -1032,7 +1270,7 @@ class PersistentGrid {
         for (const std::uint32_t t : partners) seen_[t] = token_;
       }
       const std::size_t first = events.began.size();
-      grid_.candidates(a.box, cold_[s].where.level, cold_[s].where.cells, [&](std::uint32_t t) {
+      grid_.candidates(a.box, a.where.level, a.where.cells, [&](std::uint32_t t) {
         const Slot& b = slots_[t];
         if (t == s || (b.dirty && t < s) || !overlaps(a.box, b.box) || !accepts(s, a, t, b)) return true;
         if (stamped ? seen_[t] == token_ : std::find(partners.begin(), partners.end(), t) != partners.end()) {
@@ -1044,7 +1282,7 @@ class PersistentGrid {
         }
         events.began.push_back(contact(s, a.generation, a.user, t, b.generation, b.user));
         return true;
-      }, st.pair_visits);
+      }, st.pair_visits, [&](std::uint32_t t) { __builtin_prefetch(&slots_[t]); });
       // Each box's pairs in slot order, so that a first build (every box dirty, every pair from its lower
       // slot) comes out in canonical order without a sort of the whole list.
       std::sort(events.began.begin() + static_cast<std::ptrdiff_t>(first), events.began.end());
@@ -1063,7 +1301,7 @@ class PersistentGrid {
         const Slot& a = slots_[s];
         const auto found = [&](std::uint32_t t, const Box<D>& other) {
           const Slot& b = slots_[t];
-          if (t == s || (cold_[t].volume != kNone && t < s) || !overlaps(v.placed.box, other)) return true;
+          if (t == s || (slots_[t].volume != kNone && t < s) || !overlaps(v.placed.box, other)) return true;
           if (overlaps(a.box, b.box) || !accepts(s, a, t, b)) return true;
           if (events.swept.size() >= static_cast<std::size_t>(config.max_pairs.value())) {
             within = false;
@@ -1073,11 +1311,11 @@ class PersistentGrid {
           return true;
         };
         grid_.candidates(v.placed.box, v.placed.where.level, v.placed.where.cells, [&](std::uint32_t t) {
-          return cold_[t].volume != kNone || found(t, slots_[t].box);
+          return slots_[t].volume != kNone || found(t, slots_[t].box);
         }, st.pair_visits);
         if (!within) break;
         volume_grid_.candidates(v.placed.box, v.placed.where.level, v.placed.where.cells, [&](std::uint32_t t) {
-          return found(t, volumes_[cold_[t].volume].placed.box);
+          return found(t, volumes_[slots_[t].volume].placed.box);
         }, st.pair_visits);
         if (!within) break;
       }
@@ -1103,11 +1341,11 @@ class PersistentGrid {
       Cold& c = cold_[slot];
       c.then_box = s.box;
       c.user_then = s.user;
-      c.then_cells = s.live ? c.where.cell_count : 0;
+      c.then_cells = s.live ? s.where.cell_count : 0;
       c.committed = s.live;
       c.committed_generation = s.generation;
-      c.teleported = false;
-      c.volume = kNone;
+      s.teleported = false;
+      s.volume = kNone;
       s.dirty = false;
     }
     volumes_.clear();
@@ -1152,6 +1390,7 @@ class PersistentGrid {
   mutable std::vector<RayHit> ray_scratch_;  // raycast()'s hits, reused
   mutable std::vector<std::uint32_t> seen_;  // stamps of raycast() and of update()'s high-degree boxes
   mutable std::uint32_t token_ = 0;
+  bool synced_ = true;  // grid_ holds every box as given (no operation since the last sync())
   absl::int128 pending_memberships_ = 0;
   std::int64_t committed_memberships_ = 0;
   std::int64_t pair_count_ = 0;

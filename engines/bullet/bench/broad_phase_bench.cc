@@ -219,6 +219,9 @@ void step(benchmark::State& state, Impl impl) {
   }
   state.counters["pairs"] = static_cast<double>(w.bp->getOverlappingPairCache()->getNumOverlappingPairs());
   state.counters["manifolds"] = static_cast<double>(w.dispatcher->getNumManifolds());
+  if (impl == Impl::kLwc) {  // boxes created, moved or destroyed in the last step
+    state.counters["dirty"] = static_cast<double>(static_cast<lwc::bullet::BroadPhase*>(w.bp.get())->stats().last_dirty);
+  }
 }
 
 void register_all() {

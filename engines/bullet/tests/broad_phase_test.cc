@@ -619,6 +619,35 @@ TEST(BulletBroadPhase, DestroyRemovesItsPairsAtOnceAndOnlyOnce) {
   bp->destroyProxy(again, nullptr);
 }
 
+// Between setAabb and calculateOverlappingPairs (Bullet's CCD sweeps run there), rayTest and aabbTest see
+// the boxes as last set, as btDbvtBroadphase does (its setAabb updates the tree at once).
+TEST(BulletBroadPhase, QueriesSeeTheBoxesAsLastSetBeforeTheUpdate) {
+  std::unique_ptr<BroadPhase> bp = make({.cell_size = 1.0});
+  const int all = btBroadphaseProxy::AllFilter;
+  btBroadphaseProxy* a = bp->createProxy(btVector3(0, 0, 0), btVector3(1, 1, 1), 0, nullptr, 1, all, nullptr);
+  btBroadphaseProxy* b = bp->createProxy(btVector3(10, 0, 0), btVector3(11, 1, 1), 0, nullptr, 1, all, nullptr);
+  bp->calculateOverlappingPairs(nullptr);
+  bp->setAabb(a, btVector3(20, 0, 0), btVector3(21, 1, 1), nullptr);
+  btBroadphaseProxy* c = bp->createProxy(btVector3(30, 0, 0), btVector3(31, 1, 1), 0, nullptr, 1, all, nullptr);
+  bp->destroyProxy(b, nullptr);
+  CollectBox old_place, new_place, created;
+  bp->aabbTest(btVector3(-1, -1, -1), btVector3(12, 2, 2), old_place);
+  bp->aabbTest(btVector3(19, -1, -1), btVector3(22, 2, 2), new_place);
+  bp->aabbTest(btVector3(29, -1, -1), btVector3(32, 2, 2), created);
+  EXPECT_TRUE(old_place.seen.empty());
+  EXPECT_EQ(new_place.seen, (std::set<const btBroadphaseProxy*>{a}));
+  EXPECT_EQ(created.seen, (std::set<const btBroadphaseProxy*>{c}));
+  Collect ray, sweep;
+  bp->rayTest(btVector3(-5, 0.5f, 0.5f), btVector3(40, 0.5f, 0.5f), ray);
+  bp->rayTest(btVector3(-5, 3, 0.5f), btVector3(40, 3, 0.5f), sweep, btVector3(-2.5f, -2.5f, -2.5f),
+              btVector3(2.5f, 2.5f, 2.5f));
+  EXPECT_EQ(ray.seen, (std::set<const btBroadphaseProxy*>{a, c}));
+  EXPECT_EQ(sweep.seen, (std::set<const btBroadphaseProxy*>{a, c}));
+  bp->calculateOverlappingPairs(nullptr);
+  bp->destroyProxy(a, nullptr);
+  bp->destroyProxy(c, nullptr);
+}
+
 TEST(BulletBroadPhase, CreateRefusesBadOptionsAndADeferringCache) {
   EXPECT_EQ(BroadPhase::create({.cell_size = 0}).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(BroadPhase::create({.cell_size = std::numeric_limits<double>::quiet_NaN()}).status().code(),

@@ -506,10 +506,10 @@ template <std::floating_point F>
   }
 #endif
   const F q = v / h;  // correctly rounded, so monotone in v; NaN or +-inf for non-finite v
-  if (!(std::fabs(q) < kExactIntegers<F>)) return false;
+  if (!(fp::abs(q) < kExactIntegers<F>)) return false;
   auto n = static_cast<std::int64_t>(q);  // truncates; |q| < 2^p fits
   const auto nf = static_cast<F>(n);
-  if (nf > q || (nf == q && std::fma(-nf, h, v) < 0)) --n;
+  if (nf > q || (nf == q && fp::fma(-nf, h, v) < 0)) --n;
   cell = n;
   return true;
 }

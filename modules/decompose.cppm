@@ -505,6 +505,12 @@ template <std::floating_point F>
     return false;
   }
 #endif
+#if defined(__RECIPROCAL_MATH__) && !defined(__clang__)
+  // g++ -ffast-math (-freciprocal-math) has no precise-FP pragma, and replaces the division in a loop
+  // by a multiplication with a hoisted 1 / h, which is inexact (and 0 for h = DBL_MAX under flush-to-zero).
+  // A volatile barrier makes h a new value on every call: one division, nothing to hoist.
+  asm volatile("" : "+m"(h));
+#endif
   const F q = v / h;  // correctly rounded, so monotone in v; NaN or +-inf for non-finite v
   if (!(fp::abs(q) < kExactIntegers<F>)) return false;
   auto n = static_cast<std::int64_t>(q);  // truncates; |q| < 2^p fits

@@ -498,13 +498,6 @@ template <std::floating_point F>
   // test cannot be folded (lwc/exact_fp.h). lwc's own builds need no extra test: NaN fails the compare.
   if (!fp::is_finite(v)) return false;
 #endif
-#if LWC_DENORMALS_ARE_ZERO
-  // Subnormal-sized operands go to the integer path (see kTinyBits); zero stays here (its cell is 0).
-  if (fp::Bits<F>((fp::bits_of(v) & ~fp::Layout<F>::kSign) - 1) < fp::Bits<F>(kTinyBits<F> - 1) ||
-      fp::bits_of(h) < kTinyBits<F>) {
-    return false;
-  }
-#endif
 #if defined(__RECIPROCAL_MATH__) && !defined(__clang__)
   // g++ -ffast-math (-freciprocal-math) has no precise-FP pragma, and replaces the division in a loop
   // by a multiplication with a hoisted 1 / h, which is inexact (and 0 for h = DBL_MAX under flush-to-zero).
@@ -515,7 +508,21 @@ template <std::floating_point F>
   if (!(fp::abs(q) < kExactIntegers<F>)) return false;
   auto n = static_cast<std::int64_t>(q);  // truncates; |q| < 2^p fits
   const auto nf = static_cast<F>(n);
-  if (nf > q || (nf == q && fp::fma(-nf, h, v) < 0)) --n;
+  if (nf > q) {
+    --n;
+  } else if (nf == q) {
+#if LWC_DENORMALS_ARE_ZERO
+    // Subnormal-sized operands go to the integer path (see kTinyBits); zero stays here (its cell is 0).
+    // Tested only here: under flush-to-zero / denormals-are-zero every wrong quotient lands on this
+    // branch (a subnormal v reads as 0, a flushed q is 0; a subnormal h gives +-inf or NaN, refused
+    // above), and a normal q that is not an integer is the correctly rounded v / h of normal operands.
+    if (fp::Bits<F>((fp::bits_of(v) & ~fp::Layout<F>::kSign) - 1) < fp::Bits<F>(kTinyBits<F> - 1) ||
+        fp::bits_of(h) < kTinyBits<F>) {
+      return false;
+    }
+#endif
+    if (fp::fma(-nf, h, v) < 0) --n;
+  }
   cell = n;
   return true;
 }

@@ -89,9 +89,17 @@ template <typename T>
 bool is_nearest(const Wide& twice, T y, std::uint64_t unit) {
   const T below = fp::next_down(y);
   const T above = fp::next_up(y);
-  const Wide sy = Wide::scaled(static_cast<double>(y)) * unit;
-  const Wide lo = sy + Wide::scaled(static_cast<double>(below)) * unit;
-  const Wide hi = sy + Wide::scaled(static_cast<double>(above)) * unit;
+  // widen(): `static_cast<double>` of a subnormal float is 0 under denormals-are-zero (lwc/exact_fp.h).
+  const auto wide = [](T x) {
+    if constexpr (std::is_same_v<T, float>) {
+      return fp::widen(x);
+    } else {
+      return x;
+    }
+  };
+  const Wide sy = Wide::scaled(wide(y)) * unit;
+  const Wide lo = sy + Wide::scaled(wide(below)) * unit;
+  const Wide hi = sy + Wide::scaled(wide(above)) * unit;
   const int c_lo = compare(lo, twice);
   const int c_hi = compare(twice, hi);
   if (c_lo > 0 || c_hi > 0) return false;
@@ -99,8 +107,10 @@ bool is_nearest(const Wide& twice, T y, std::uint64_t unit) {
   return true;
 }
 
+// 0 <= offset < size; the sign on the bits, since denormals-are-zero compares -4.9e-324 >= 0 as true.
 inline bool is_normalised(double offset, std::int64_t size) {
-  return offset >= 0 && offset < static_cast<double>(size);
+  return !fp::is_nan(offset) && (!fp::sign_bit(offset) || fp::is_zero(offset)) &&
+         offset < static_cast<double>(size);
 }
 
 // The exact world offset of one axis from the origin cell, scaled: ((cell - origin) * size + offset) * 2^1200.

@@ -498,15 +498,25 @@ template <std::floating_point F>
   // test cannot be folded (lwc/exact_fp.h). lwc's own builds need no extra test: NaN fails the compare.
   if (!fp::is_finite(v)) return false;
 #endif
-#if LWC_DENORMALS_ARE_ZERO
-  // Subnormal-sized operands go to the integer path (see kTinyBits); zero stays here (its cell is 0).
-  if (fp::Bits<F>((fp::bits_of(v) & ~fp::Layout<F>::kSign) - 1) < fp::Bits<F>(kTinyBits<F> - 1) ||
-      fp::bits_of(h) < kTinyBits<F>) {
-    return false;
-  }
+#if defined(__RECIPROCAL_MATH__) && !defined(__clang__)
+  // g++ -ffast-math (-freciprocal-math) has no precise-FP pragma, and replaces the division in a loop
+  // by a multiplication with a hoisted 1 / h, which is inexact (and 0 for h = DBL_MAX under flush-to-zero).
+  // A volatile barrier makes h a new value on every call: one division, nothing to hoist.
+  asm volatile("" : "+m"(h));
 #endif
   // The kernel (modules/lwc/kernels.h) is the code proved by proofs/decompose_proof.cc (D9).
-  return kernels::cell_small(kernels::MachineFpOps<F>{}, v, h, cell);
+  return kernels::cell_small(kernels::MachineFpOps<F>{}, v, h, cell, [&]() LWC_LAMBDA_INLINE {
+#if LWC_DENORMALS_ARE_ZERO
+    // Subnormal-sized operands go to the integer path (see kTinyBits); zero stays here (its cell is 0).
+    // Asked only when q is an integer: under flush-to-zero / denormals-are-zero every wrong quotient lands
+    // on that branch (a subnormal v reads as 0, a flushed q is 0; a subnormal h gives +-inf or NaN, refused
+    // above), and a normal q that is not an integer is the correctly rounded v / h of normal operands.
+    return fp::Bits<F>((fp::bits_of(v) & ~fp::Layout<F>::kSign) - 1) < fp::Bits<F>(kTinyBits<F> - 1) ||
+           fp::bits_of(h) < kTinyBits<F>;
+#else
+    return false;
+#endif
+  });
 }
 
 // The exact floor of v / h for any finite v and valid h, on the integer significands: kOk with `cell`

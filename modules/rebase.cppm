@@ -258,7 +258,10 @@ inline bool render_axis(std::int64_t cell, double offset, std::int64_t origin, s
   // 0 <= offset < 2^53, so truncation is the floor and both parts are exact (and no libm call is made).
   const auto whole = static_cast<std::int64_t>(offset);
   // Below 1 the offset is its own fraction: no subtraction, so a subnormal survives denormals-are-zero.
-  const double frac = whole == 0 ? offset : offset - static_cast<double>(whole);
+  // Through the bits: offset - 0.0 == offset in IEEE arithmetic, so the compiler may fold the select into
+  // the subtraction, which denormals-are-zero turns into 0 for a subnormal offset.
+  const double frac =
+      whole == 0 ? fp::from_bits<double>(fp::bits_of(offset)) : offset - static_cast<double>(whole);
   std::int64_t delta = 0;
   std::int64_t w = 0;
   if (__builtin_sub_overflow(cell, origin, &delta) || __builtin_mul_overflow(delta, size, &w) ||

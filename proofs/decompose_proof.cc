@@ -298,7 +298,7 @@ void prove_cell_small(Prover& p, const char* format, unsigned ebits, unsigned sb
   };
   const z3::expr positive = z3::expr(c, Z3_mk_fpa_is_positive(c, h)) && !z3::expr(c, Z3_mk_fpa_is_zero(c, h));
   z3::expr cell = c.bv_val(0, o.cell_bits());
-  const z3::expr ok = kernels::cell_small(o, v, h, cell);
+  const z3::expr ok = kernels::cell_small(o, v, h, cell, [&] { return o.no(); });  // IEEE: no operand is flushed
   const auto to_wide = [&](const z3::expr& x) {
     return z3::expr(c, Z3_mk_fpa_to_fp_float(c, Z3_mk_fpa_rne(c), x, wide.sort()));
   };

@@ -65,11 +65,16 @@ std::string describe_box(const Box<D>& b) {
 
 inline std::string describe_pair(const Pair& p) { return absl::StrCat("(", p.a, ", ", p.b, ")"); }
 
-// The closed intersection test of the oracle: the intersection interval is [max(min), min(max)].
+// The larger of two non-NaN doubles, ordered on the bits (exact under denormals-are-zero too).
+inline double exact_max(double a, double b) { return fp::less_equal(a, b) ? b : a; }
+inline double exact_min(double a, double b) { return fp::less_equal(a, b) ? a : b; }
+
+// The closed intersection test of the oracle: the intersection interval is [max(min), min(max)],
+// compared on the bits (the consumer's denormals-are-zero mode compares subnormals as 0).
 template <std::size_t D>
 bool intersect(const Box<D>& a, const Box<D>& b) {
   for (std::size_t k = 0; k < D; ++k) {
-    if (std::max(a.min[k], b.min[k]) > std::min(a.max[k], b.max[k])) return false;
+    if (!fp::less_equal(exact_max(a.min[k], b.min[k]), exact_min(a.max[k], b.max[k]))) return false;
   }
   return true;
 }
@@ -478,7 +483,7 @@ template <std::size_t D>
                                                 const CellRange<D>& rb) {
   if (!internal::intersect(a, b)) return absl::OkStatus();
   for (std::size_t k = 0; k < D; ++k) {
-    const absl::StatusOr<std::int64_t> c = oracle_cell_of(std::max(a.min[k], b.min[k]), h);
+    const absl::StatusOr<std::int64_t> c = oracle_cell_of(internal::exact_max(a.min[k], b.min[k]), h);
     const std::int64_t want = std::max(ra.lo[k], rb.lo[k]);
     if (!c.ok() || *c != want || *c > ra.hi[k] || *c > rb.hi[k]) {
       return internal::fail("B9 reference cell: ",

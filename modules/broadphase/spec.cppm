@@ -62,11 +62,21 @@ using Box3 = Box<3>;
 // overlaps()
 //
 // True iff the closed boxes share a point: min_a <= max_b and min_b <= max_a on every axis.
+//
+// Under denormals-are-zero (LWC_DENORMALS_ARE_ZERO, lwc/exact_fp.h) the CPU compares every subnormal as
+// 0, so `4.9e-324 <= -4.9e-324` is true there. That mode only ever turns a false comparison into a true
+// one (it maps subnormals to zeros, monotonically), so a "no" of the CPU is exact and a "yes" is
+// confirmed on the bits: the extra test runs for overlapping boxes only.
 template <std::size_t D>
 [[nodiscard]] constexpr bool overlaps(const Box<D>& a, const Box<D>& b) noexcept {
   for (std::size_t k = 0; k < D; ++k) {
     if (!(a.min[k] <= b.max[k] && b.min[k] <= a.max[k])) return false;
   }
+#if LWC_DENORMALS_ARE_ZERO
+  for (std::size_t k = 0; k < D; ++k) {
+    if (!fp::less_equal(a.min[k], b.max[k]) || !fp::less_equal(b.min[k], a.max[k])) return false;
+  }
+#endif
   return true;
 }
 

@@ -49,16 +49,14 @@
 //
 // 1 when the program may run with the CPU's flush-to-zero and denormals-are-zero modes on, where
 // arithmetic on subnormals is not IEEE (a subnormal operand reads as 0, a subnormal result becomes 0).
-// -ffast-math links startup code that turns both on, so it defaults to 1 under __FAST_MATH__. An engine
-// that sets the modes itself (_MM_SET_FLUSH_ZERO_MODE, _MM_SET_DENORMALS_ZERO_MODE) without -ffast-math
-// defines it to 1 on its command line. Then cell_of sends subnormal-sized operands to its integer path,
-// one bit test more per call; at 0 (lwc's own builds) that test is not compiled.
+// -ffast-math links startup code (crtfastmath.o) that turns both on for the whole process, and lwc's
+// own archive code (liblwc.a, the C API) runs in that process too, compiled without the consumer's
+// flags: so it defaults to 1 in every build. Then cell_of sends subnormal-sized operands to its integer
+// path and the broad phase confirms a pair's overlap on the bits, one well-predicted test each (the cost
+// is measured in README.md). A program that never sets the modes may define it to 0 on its command line
+// (for every translation unit, lwc's archive included) to drop those tests.
 #ifndef LWC_DENORMALS_ARE_ZERO
-#ifdef __FAST_MATH__
 #define LWC_DENORMALS_ARE_ZERO 1
-#else
-#define LWC_DENORMALS_ARE_ZERO 0
-#endif
 #endif
 
 namespace lwc::fp {
@@ -234,6 +232,55 @@ void set_quiet_nan(F& out) noexcept {
   std::memcpy(&out, &quiet, sizeof out);
 }
 
+// widen()
+//
+// The double equal to x, from the bits: `static_cast<double>(x)` (cvtss2sd) reads a subnormal float as
+// 0 under denormals-are-zero; every float is a normal double, so this is exact in every mode.
+[[nodiscard]] constexpr double widen(float x) noexcept {
+  const Bits<float> b = bits_of(x);
+  const std::uint64_t sign = std::uint64_t{b & Layout<float>::kSign} << 32;
+  if ((b & Layout<float>::kExponent) == Layout<float>::kExponent) {  // inf, NaN (payload kept)
+    return from_bits<double>(sign | Layout<double>::kExponent | (std::uint64_t{b & Layout<float>::kFraction} << 29));
+  }
+  std::uint64_t m = 0;
+  int e = 0;
+  decode(x, m, e);
+  if (m == 0) return from_bits<double>(sign);
+  while (m < (std::uint64_t{1} << 23)) {  // normalise a subnormal's significand
+    m <<= 1;
+    --e;
+  }
+  // x = m * 2^e with m in [2^23, 2^24): a double with exponent e + 23, bias 1023.
+  return from_bits<double>(sign | (std::uint64_t(e + 23 + 1023) << 52) | ((m << 29) & Layout<double>::kFraction));
+}
+
 }  // namespace lwc::fp
+
+// fma(), abs()
+//
+// a * b + c rounded once, and |x|, as the compiler's builtins called under precise semantics. Not
+// std::fma / std::fabs: for float those are inline wrappers in the standard library's <cmath>, compiled
+// with the consumer's flags, and under -ffast-math clang then splits a float fma into a multiply and an
+// add on a CPU without FMA (the residual of cell_of's fix-up loses its sign).
+LWC_EXACT_FP_BEGIN
+namespace lwc::fp {
+template <class F>
+[[nodiscard]] inline F fma(F a, F b, F c) noexcept {
+  if constexpr (std::is_same_v<F, float>) {
+    return __builtin_fmaf(a, b, c);
+  } else {
+    return __builtin_fma(a, b, c);
+  }
+}
+template <class F>
+[[nodiscard]] constexpr F abs(F x) noexcept {
+  if constexpr (std::is_same_v<F, float>) {
+    return __builtin_fabsf(x);
+  } else {
+    return __builtin_fabs(x);
+  }
+}
+}  // namespace lwc::fp
+LWC_EXACT_FP_END
 
 #endif  // LWC_EXACT_FP_H_

@@ -293,8 +293,8 @@ namespace lwc::kernels {
 
 // MachineFpOps<F>
 //
-// The floating-point policy of the library: F (float or double) with C++'s operators and std::fma, and
-// int64 cells.
+// The floating-point policy of the library: F (float or double) with C++'s operators, fp::fma and fp::abs
+// (the builtins under precise semantics, lwc/exact_fp.h), and int64 cells.
 template <class F>
 struct MachineFpOps {
   using Fp = F;
@@ -303,8 +303,8 @@ struct MachineFpOps {
 
   [[nodiscard]] LWC_KERNEL_INLINE static F div(F a, F b) noexcept { return a / b; }
   [[nodiscard]] LWC_KERNEL_INLINE static F neg(F a) noexcept { return -a; }
-  [[nodiscard]] LWC_KERNEL_INLINE static F fabs(F a) noexcept { return std::fabs(a); }
-  [[nodiscard]] LWC_KERNEL_INLINE static F fma(F a, F b, F c) noexcept { return std::fma(a, b, c); }
+  [[nodiscard]] LWC_KERNEL_INLINE static F fabs(F a) noexcept { return fp::abs(a); }
+  [[nodiscard]] LWC_KERNEL_INLINE static F fma(F a, F b, F c) noexcept { return fp::fma(a, b, c); }
   // 2^p, p the precision of F: below it every integer is an F.
   [[nodiscard]] LWC_KERNEL_INLINE static constexpr F exact_integers() noexcept {
     return F(std::uint64_t{1} << std::numeric_limits<F>::digits);
@@ -345,9 +345,13 @@ struct MachineFpOps {
 // quotient lies strictly between the same two integers as q; when q is an integer n, the exact quotient is
 // below n only if the division rounded up onto n, and fma(-n, h, v) has the sign of v - n * h exactly.
 // Proved by proofs/decompose_proof.cc with z3's floating-point theory (formats and bounds stated there).
-template <class O>
+//
+// `refuse_exact()` is asked only when q is an integer (the one branch a flushed operand can reach, see
+// decompose.cppm's LWC_DENORMALS_ARE_ZERO): when it says yes the kernel returns false and `cell` holds no
+// answer. The library passes its test for operands the CPU may flush; the proofs pass "never" (IEEE).
+template <class O, class Refuse>
 [[nodiscard]] LWC_KERNEL_INLINE typename O::Bool cell_small(const O& o, typename O::Fp v, typename O::Fp h,
-                                                            typename O::S& cell) {
+                                                            typename O::S& cell, Refuse&& refuse_exact) {
   const auto q = o.div(v, h);  // correctly rounded, so monotone in v; NaN or +-inf for non-finite v
   return o.branch(
       o.lt(o.fabs(q), o.exact_integers()),
@@ -360,7 +364,9 @@ template <class O>
                         return o.and_then(o.eq(nf, q), [&]() LWC_LAMBDA_INLINE { return o.lt(o.fma(o.neg(nf), h, v), o.zero()); });
                       }),
             [&]() LWC_LAMBDA_INLINE { return o.decrement(n); }, [&]() LWC_LAMBDA_INLINE { return n; });
-        return o.yes();
+        return o.branch(
+            o.and_then(o.eq(nf, q), refuse_exact), [&]() LWC_LAMBDA_INLINE { return o.no(); },
+            [&]() LWC_LAMBDA_INLINE { return o.yes(); });
       },
       [&]() LWC_LAMBDA_INLINE { return o.no(); });
 }

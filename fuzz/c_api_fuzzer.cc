@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../tests/support/poison.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "fuzz_support.h"
@@ -36,17 +37,9 @@ void require(bool ok, const char* what) {
   __builtin_trap();
 }
 
-template <typename T>
-T poisoned() {
-  T t;
-  std::memset(&t, 0xA5, sizeof t);
-  return t;
-}
-template <typename T>
-bool untouched(const T& t) {
-  const T p = poisoned<T>();
-  return std::memcmp(&t, &p, sizeof t) == 0;
-}
+// A byte pattern no call writes (tests/support/poison.h): fill an output, check it survived (F3, F4).
+using lwc::testing::poisoned;
+using lwc::testing::untouched;
 
 lwc_status code_of(const absl::Status& s) { return static_cast<lwc_status>(s.code()); }
 

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "../tests/support/poison.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "lwc.h"
@@ -34,17 +35,9 @@ namespace {
 
 lwc_status code_of(const absl::Status& s) { return static_cast<lwc_status>(s.code()); }
 
-template <typename T>
-T poisoned() {
-  T t;
-  std::memset(&t, 0xA5, sizeof t);
-  return t;
-}
-template <typename T>
-bool untouched(const T& t) {
-  const T p = poisoned<T>();
-  return std::memcmp(&t, &p, sizeof t) == 0;
-}
+// A byte pattern no call writes (tests/support/poison.h): fill an output, check it survived (F3, F4).
+using lwc::testing::poisoned;
+using lwc::testing::untouched;
 
 lwc_box2 to_c(const lwc::Box2& b) { return {{b.min[0], b.min[1]}, {b.max[0], b.max[1]}}; }
 std::vector<lwc_box2> to_c(const std::vector<lwc::Box2>& boxes) {

@@ -3,10 +3,18 @@
 //
 // One RapidCheck property per D-clause of docs/decompose.md, named by clause id, over the extreme-biased
 // generators of support/arbitrary_decompose.h, judged by lwc.contracts.decompose.
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+#include <utility>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <xmmintrin.h>  // _mm_getcsr, _mm_setcsr: the flush-to-zero and denormals-are-zero bits of MXCSR
+#endif
 
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
@@ -144,6 +152,92 @@ LWC_PROP(Decompose, D10_CellIsMonotone, ()) {
   assert_ok(lwc::contracts::check_cell_monotone(a, *ca, b, *cb));
   assert_ok(lwc::contracts::check_cell_monotone(b, *cb, a, *ca));
 }
+
+// cell_of_code for (v, h) with the CPU's flush-to-zero and denormals-are-zero modes on (MXCSR bits 15
+// and 6, the modes -ffast-math's startup code sets), restored before it returns. `flushed` says whether
+// the modes took (a subnormal read as zero). Not inlined, so the compiler keeps the arithmetic between
+// the two MXCSR writes.
+template <class F>
+[[gnu::noinline]] absl::StatusCode cell_code_flushing_subnormals(F v, lwc::BasicCellSize<F> h, std::int64_t& cell,
+                                                                 bool& flushed) {
+#if defined(__SSE2__)
+  const unsigned saved = _mm_getcsr();
+  _mm_setcsr(saved | 0x8040u);
+  volatile F tiny = std::numeric_limits<F>::denorm_min();
+  flushed = tiny * F(1) == F(0);
+  const absl::StatusCode code = lwc::cell_of_code<F>(v, h, cell);
+  _mm_setcsr(saved);
+  return code;
+#else
+  flushed = false;
+  return lwc::cell_of_code<F>(v, h, cell);
+#endif
+}
+
+// A subnormal F from its significand bits: the smallest and largest subnormal, or random bits of a
+// random length (so that sizes of a few ulps come up as often as sizes near the least normal).
+template <class F>
+using BitsOf = std::conditional_t<sizeof(F) == 8, std::uint64_t, std::uint32_t>;
+
+template <class F>
+rc::Gen<F> subnormal() {
+  using Bits = BitsOf<F>;
+  constexpr int kFraction = std::numeric_limits<F>::digits - 1;
+  constexpr Bits kMax = (Bits{1} << kFraction) - 1;
+  return rc::gen::weightedOneOf<F>({
+      {1, rc::gen::element(std::bit_cast<F>(Bits{1}), std::bit_cast<F>(Bits{2}), std::bit_cast<F>(kMax))},
+      {3, rc::gen::map(rc::gen::pair(rc::gen::arbitrary<Bits>(), rc::gen::inRange(0, kFraction)),
+                       [](std::pair<Bits, int> p) {
+                         const Bits b = (p.first & kMax) >> p.second;
+                         return std::bit_cast<F>(b == 0 ? Bits{1} : b);
+                       })},
+  });
+}
+
+// D9 where the CPU flushes subnormals, at subnormal cell sizes. A subnormal h reads as zero there, so
+// v / h is +-inf or NaN for every v and cell_of leaves the quotient for its integer path, which reads the
+// bits: the answer is the exact floor still. This is also the one way lwc's own builds (IEEE arithmetic,
+// LWC_DENORMALS_ARE_ZERO 0) reach that path's zero and below-one quotients: with IEEE division the
+// floating-point path answers every quotient below 2^p itself. The generator makes those on purpose:
+// v = +-0, subnormal v at most h (quotients in (2^-p, 1]), v a few ulps from k * h, and any double.
+template <class F>
+void check_cell_of_flushing_subnormals() {
+  const F h = *subnormal<F>();
+  const F v = *rc::gen::weightedOneOf<F>({
+      {2, rc::gen::element(F(0), -F(0))},
+      {3, rc::gen::map(rc::gen::pair(subnormal<F>(), rc::gen::arbitrary<bool>()),
+                       [h](std::pair<F, bool> p) {
+                         const F a = std::bit_cast<F>(
+                             std::min(std::bit_cast<BitsOf<F>>(p.first), std::bit_cast<BitsOf<F>>(h)));
+                         return p.second ? -a : a;
+                       })},
+      {2, rc::gen::map(rc::gen::pair(rc::gen::inRange(-1000, 1001), rc::gen::inRange(-3, 4)),
+                       [h](std::pair<int, int> kd) {
+                         F x = F(kd.first) * h;  // IEEE here: the modes are on only inside the call
+                         for (int i = 0; i < std::abs(kd.second); ++i) {
+                           x = std::nextafter(x, kd.second > 0 ? std::numeric_limits<F>::infinity()
+                                                               : -std::numeric_limits<F>::infinity());
+                         }
+                         return x;
+                       })},
+      {2, rc::gen::map(lwc::testing::any_double(), [](double d) { return static_cast<F>(d); })},
+  });
+  const absl::StatusOr<lwc::BasicCellSize<F>> size = lwc::BasicCellSize<F>::create(h);
+  RC_ASSERT(size.ok());
+  std::int64_t cell = 0;
+  bool flushed = false;
+  const absl::StatusCode code = cell_code_flushing_subnormals<F>(v, *size, cell, flushed);
+  if (!flushed) RC_DISCARD("the flush-to-zero and denormals-are-zero modes are not available here");
+  RC_CLASSIFY(v == 0, "v = +-0");
+  RC_CLASSIFY(v != 0 && std::fabs(v) <= h, "0 < |v| <= h");
+  const absl::StatusOr<std::int64_t> got =
+      code == absl::StatusCode::kOk ? absl::StatusOr<std::int64_t>(cell) : absl::Status(code, "cell_of_code");
+  assert_ok(lwc::contracts::check_cell_of(static_cast<double>(v), static_cast<double>(h), got));
+}
+
+LWC_PROP(Decompose, D9_CellIsExactFloorWhenSubnormalsFlush, ()) { check_cell_of_flushing_subnormals<double>(); }
+
+LWC_PROP(Decompose, D9_FloatCellIsExactFloorWhenSubnormalsFlush, ()) { check_cell_of_flushing_subnormals<float>(); }
 
 LWC_PROP_SCALED(Decompose, D11_BatchIsElementwise, 5, ()) {
   const std::int64_t s = *lwc::testing::positive_size();

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "lwc.h"
+#include "support/poison.h"
 
 import lwc;
 
@@ -32,18 +33,9 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 lwc_status code_of(const absl::Status& s) { return static_cast<lwc_status>(s.code()); }
 
-// A byte pattern no call writes: a test fills an output with it and checks it survived (F3, F4).
-template <typename T>
-T poisoned() {
-  T t;
-  std::memset(&t, 0xA5, sizeof t);
-  return t;
-}
-template <typename T>
-bool untouched(const T& t) {
-  const T p = poisoned<T>();
-  return std::memcmp(&t, &p, sizeof t) == 0;
-}
+// A byte pattern no call writes (tests/support/poison.h): fill an output, check it survived (F3, F4).
+using lwc::testing::poisoned;
+using lwc::testing::untouched;
 
 TEST(CApi, AbiVersionOfHeaderAndLibraryAgree) {
   EXPECT_EQ(lwc_abi_version(), LWC_ABI_VERSION);

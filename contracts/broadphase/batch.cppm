@@ -227,10 +227,22 @@ template <std::size_t D>
     return Placement<D>{level, *r, count};
   };
   if (config.oversize == Oversize::kReject) return at(0);
-  int top = 0;  // the highest level with a finite cell size, counted up one by one
-  for (double next = 0; fp::scale_exact(config.cell_size.value(), top + 1, next);) ++top;
-  int lo = 0;  // invariant: no level below lo fits, and level hi fits (or hi == top)
-  int hi = top;
+  // The highest level with a finite cell size (finite at k implies finite below k): doubling steps up,
+  // then halving ones, about 2 log2(top) scalings instead of one per level (top is up to 2098).
+  int top = 0;
+  int step = 1;
+  for (double next = 0; fp::scale_exact(config.cell_size.value(), top + step, next); step *= 2) top += step;
+  for (step /= 2; step > 0; step /= 2) {
+    if (double next = 0; fp::scale_exact(config.cell_size.value(), top + step, next)) top += step;
+  }
+  // The smallest level that fits: levels 0, 1, 3, 7, ... until one fits (most boxes fit a low level),
+  // then bisection in the last gap. Invariant: no level below lo fits, and level hi fits (or hi == top).
+  int lo = 0;
+  int hi = 0;
+  for (int gap = 1; hi < top && !at(hi).ok(); gap *= 2) {
+    lo = hi + 1;
+    hi = std::min(top, hi + gap);
+  }
   while (lo < hi) {
     const int mid = lo + (hi - lo) / 2;
     if (at(mid).ok()) {

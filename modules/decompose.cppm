@@ -511,8 +511,8 @@ template <std::floating_point F>
     // Asked only when q is an integer: under flush-to-zero / denormals-are-zero every wrong quotient lands
     // on that branch (a subnormal v reads as 0, a flushed q is 0; a subnormal h gives +-inf or NaN, refused
     // above), and a normal q that is not an integer is the correctly rounded v / h of normal operands.
-    return fp::Bits<F>((fp::bits_of(v) & ~fp::Layout<F>::kSign) - 1) < fp::Bits<F>(kTinyBits<F> - 1) ||
-           fp::bits_of(h) < kTinyBits<F>;
+    const fp::Bits<F> magnitude = fp::bits_of(v) & ~fp::Layout<F>::kSign;
+    return (magnitude != 0 && magnitude < kTinyBits<F>) || fp::bits_of(h) < kTinyBits<F>;
 #else
     return false;
 #endif

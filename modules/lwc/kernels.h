@@ -350,8 +350,10 @@ struct MachineFpOps {
 // decompose.cppm's LWC_DENORMALS_ARE_ZERO): when it says yes the kernel returns false and `cell` holds no
 // answer. The library passes its test for operands the CPU may flush; the proofs pass "never" (IEEE).
 template <class O, class Refuse>
-[[nodiscard]] LWC_KERNEL_INLINE typename O::Bool cell_small(const O& o, typename O::Fp v, typename O::Fp h,
-                                                            typename O::S& cell, Refuse&& refuse_exact) {
+// (`inline` as well as always_inline: g++ warns that an always_inline template taking a callable "might not
+// be inlinable" without it.)
+[[nodiscard]] LWC_KERNEL_INLINE inline typename O::Bool cell_small(const O& o, typename O::Fp v, typename O::Fp h,
+                                                                   typename O::S& cell, Refuse&& refuse_exact) {
   const auto q = o.div(v, h);  // correctly rounded, so monotone in v; NaN or +-inf for non-finite v
   return o.branch(
       o.lt(o.fabs(q), o.exact_integers()),

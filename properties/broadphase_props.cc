@@ -27,14 +27,14 @@
 #include "support/property.h"
 #include "support/arbitrary_broadphase.h"
 
-// E12's counting allocator (as in tests/broadphase_test.cc): AddressSanitizer's allocation hooks where its
-// runtime owns operator new, a replaced operator new elsewhere.
+// E12's counting allocator (as in tests/broadphase_test.cc): the sanitizers' allocation hooks where their
+// runtime owns operator new (ASan, TSan), a replaced operator new elsewhere.
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define LWC_PROPS_ASAN 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define LWC_PROPS_ASAN 1
 #endif
 #include <atomic>

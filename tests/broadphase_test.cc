@@ -24,14 +24,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 
-// E12's counting allocator: every heap allocation of the process is counted. Under AddressSanitizer (whose
-// runtime owns operator new) through its public allocation hooks, otherwise by replacing operator new.
+// E12's counting allocator: every heap allocation of the process is counted. Under AddressSanitizer or ThreadSanitizer
+// (whose runtimes own operator new) through their public allocation hooks, otherwise by replacing operator new.
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define LWC_TEST_ASAN 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define LWC_TEST_ASAN 1
 #endif
 #include <atomic>

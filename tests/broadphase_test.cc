@@ -1011,6 +1011,31 @@ TEST(Persistent, E9_RaycastHitsInOrderOfEntryAndStopsEarly) {
   EXPECT_EQ(grid->raycast({{-big, 0}, {big, 0}}, never).code(), absl::StatusCode::kInvalidArgument);  // to - from overflows
 }
 
+// The model test's Ray command at cell size DBL_MAX generated k * h / 4 = -inf and expected the ray to be
+// answered: a property bug (the grid was right to refuse it), found by the audit at 100000 cases:
+// RC_PARAMS="max_success=100000 reproduce=BIjQy9WYkBHahNXZvU0NfBVY5x2bhR2cD9WblJUYjt2VpRHaFZXZylXR2Vmb0FkbkhUa0drAX6Jh0ArTsC2Fwf8CEXJ9NrbfAp7haVFhgUKdESETACIgQAgGZBAAAcQ_BIQABEQABA seed=20261129"
+//   build/audit/properties/broadphase_props --gtest_filter=Broadphase.E7_PayloadsComeBackWithEveryEventAndHit
+// (and E9, E11 the same). At that cell size a finite ray is answered and an infinite one refused.
+TEST(Persistent, E9_RaycastAtDblMaxCellSizeAnswersFiniteRaysAndRefusesInfiniteOnes) {
+  const double big = std::numeric_limits<double>::max();
+  auto grid = lwc::PersistentGrid<2>::create(config(big));
+  ASSERT_TRUE(grid.ok());
+  ASSERT_TRUE(grid->insert(box(-big, -big, big / 4, 0), 5).ok());
+  ASSERT_TRUE(grid->update().ok());
+  std::vector<std::uintptr_t> hits;
+  ASSERT_TRUE(grid->raycast({{-big / 2, -big / 2}, {big / 2, big / 4}}, [&](Handle, std::uintptr_t u, double) {
+                    hits.push_back(u);
+                    return true;
+                  }).ok());
+  EXPECT_EQ(hits, std::vector<std::uintptr_t>{5});
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto never = [](Handle, std::uintptr_t, double) {
+    ADD_FAILURE() << "called for an invalid segment";
+    return true;
+  };
+  EXPECT_EQ(grid->raycast({{-inf, -inf}, {-inf, -inf}}, never).code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(Persistent, E10_FloatBoxesAreTheirDoublesExactly) {
   auto fgrid = lwc::PersistentGrid<2>::create(config(0.1));
   auto dgrid = lwc::PersistentGrid<2>::create(config(0.1));

@@ -312,6 +312,13 @@ void rebase() {
   expect(small.to_render(lwc::WorldPosition<2>{{2, -2}, {0, 0}}).ok(), "R5 exactly bubble_units is inside");
   expect(small.to_render(lwc::WorldPosition<2>{{2, 0}, {tiny, 0}}).status().code() == absl::StatusCode::kOutOfRange,
          "R5 one subnormal past the bubble is outside");
+  // The same edge through an oriented view (R17 renders from the same split of the world difference).
+  const lwc::Rotation<2> identity{{{{1, 0}, {0, 1}}}};
+  expect(small.to_render_oriented(lwc::WorldPosition<2>{{2, -2}, {0, 0}}, identity).ok(),
+         "R5/R17 oriented: exactly bubble_units is inside");
+  expect(small.to_render_oriented(lwc::WorldPosition<2>{{2, 0}, {tiny, 0}}, identity).status().code() ==
+             absl::StatusCode::kOutOfRange,
+         "R5/R17 oriented: one subnormal past the bubble is outside");
   // R4: 2^24 + 1 + denorm_min rounds once, to 2^24 + 2; double-then-float would give 2^24.
   const lwc::WorldGrid g1 = *lwc::WorldGrid::create(lwc::ChunkSize::of<1>());
   const lwc::OriginCoordinator<2> unit = *lwc::OriginCoordinator<2>::create(g1, lwc::ViewConfig{.bubble_units = std::int64_t{1} << 25});

@@ -762,6 +762,7 @@ TEST(Wire, R14_APositionIsItsLittleEndianFieldsAfterTheHeader) {
                       0, 0, 0, 0, 0, 0, 0, 0};                                    // offset y = +0.0
   EXPECT_EQ(*b, want);
   EXPECT_EQ(b->size(), lwc::wire_size(lwc::WireKind::kPosition, 2));
+  EXPECT_EQ(lwc::wire_size(static_cast<lwc::WireKind>(0), 2), 0u);  // no message has kind 0 (R15 refuses it)
   const absl::StatusOr<WorldPosition<2>> back = lwc::decode_position<2>(*b, *lwc::ChunkSize::create(1024));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(*back, (WorldPosition<2>{{1, -1}, {0.5, 0.0}}));
@@ -795,6 +796,19 @@ TEST(Wire, R14_EncodeRefusesPositionsThatAreNotInNormalForm) {
     EXPECT_TRUE(absl::StrContains(b.status().message(), "R14")) << b.status();
   }
   EXPECT_TRUE(lwc::encode_position<2>(WorldPosition<2>{{0, 0}, {0.0, 0x1.fffffffffffffp+3}}, size).ok());
+}
+
+TEST(Wire, R14_CellSizesAbove2To53AreRefusedBothWays) {
+  // An offset below such a size is not exact in a double at every value: the wire refuses the world.
+  const lwc::ChunkSize top = *lwc::ChunkSize::create(std::int64_t{1} << 53);
+  const lwc::ChunkSize past = *lwc::ChunkSize::create((std::int64_t{1} << 53) + 1);
+  const absl::StatusOr<Bytes> b = lwc::encode_position<2>(WorldPosition<2>{{1, -1}, {0.5, 0.0}}, top);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_TRUE(lwc::decode_position<2>(*b, top).ok());
+  const absl::StatusOr<Bytes> refused = lwc::encode_position<2>(WorldPosition<2>{{1, -1}, {0.5, 0.0}}, past);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(refused.status().message(), "2^53")) << refused.status();
+  EXPECT_EQ(lwc::decode_position<2>(*b, past).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(Wire, R15_EveryMalformedMessageIsRefusedWithItsReason) {
@@ -991,7 +1005,8 @@ TEST(Oriented, R17_ReflectionsAndNonRotationsAreRefused) {
   for (const lwc::Rotation<2>& bad : {lwc::Rotation<2>{{{{1.0, 0.0}, {0.0, -1.0}}}},    // a reflection
                                       lwc::Rotation<2>{{{{2.0, 0.0}, {0.0, 0.5}}}},     // a scale
                                       lwc::Rotation<2>{{{{1.0, 1e-30}, {0.0, 1.0}}}},   // a nonzero entry below 2^-60
-                                      lwc::Rotation<2>{{{{std::nan(""), 0.0}, {0.0, 1.0}}}}}) {
+                                      lwc::Rotation<2>{{{{std::nan(""), 0.0}, {0.0, 1.0}}}},
+                                      lwc::Rotation<2>{{{{0.6, 0.8}, {0.8, 0.6}}}}}) {  // unit rows, not orthogonal
     const absl::StatusOr<lwc::RenderPoint<2>> got = v.to_render_oriented(kEntity, bad);
     EXPECT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument);
     EXPECT_TRUE(absl::StrContains(got.status().message(), "R17")) << got.status();

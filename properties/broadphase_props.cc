@@ -27,46 +27,7 @@
 #include "support/property.h"
 #include "support/arbitrary_broadphase.h"
 
-// E12's counting allocator (as in tests/broadphase_test.cc): the sanitizers' allocation hooks where their
-// runtime owns operator new (ASan, TSan), a replaced operator new elsewhere.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define LWC_PROPS_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define LWC_PROPS_ASAN 1
-#endif
-#include <atomic>
-#include <cstdlib>
-#include <new>
-namespace {
-std::atomic<std::int64_t> g_allocations{0};
-}  // namespace
-#ifdef LWC_PROPS_ASAN
-#include <sanitizer/allocator_interface.h>
-namespace {
-void count_malloc(const volatile void*, std::size_t) { g_allocations.fetch_add(1, std::memory_order_relaxed); }
-void ignore_free(const volatile void*) {}
-const bool g_hooked = __sanitizer_install_malloc_and_free_hooks(count_malloc, ignore_free) != 0;
-}  // namespace
-#else
-namespace {
-const bool g_hooked = true;
-void* counted_new(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  void* p = std::malloc(n == 0 ? 1 : n);
-  if (p == nullptr) std::abort();
-  return p;
-}
-}  // namespace
-void* operator new(std::size_t n) { return counted_new(n); }
-void* operator new[](std::size_t n) { return counted_new(n); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-#endif
+#include "support/counting_allocator.h"  // E12 (tests/support): every heap allocation of the process is counted
 
 import lwc.decompose;
 import lwc.broadphase;
@@ -753,7 +714,7 @@ LWC_PROP_SCALED(Broadphase, E12_AWarmGridAllocatesNothingPerFrame, 10, ()) {
   // A random world and a random cycle of frames (moves by fractions of a cell and teleports,
   // filter and payload changes, remove and re-insert, queries, rays), all drawn before counting; the cycle
   // runs until warm (at most 16 times, while any allocation happens), then once more, counted: none.
-  RC_ASSERT(g_hooked);
+  RC_ASSERT(lwc::testing::counting_allocations());
   const double h = *rc::gen::element(0.5, 1.0, 2.0);
   // kReject: under kCoarserLevels a box whose level-0 cells are not int64 is placed through cell_of's
   // OutOfRange status, whose message is an allocation (the limit E12 states).
@@ -829,13 +790,13 @@ LWC_PROP_SCALED(Broadphase, E12_AWarmGridAllocatesNothingPerFrame, 10, ()) {
     }
   };
   for (int warm = 0; warm < 16; ++warm) {
-    const std::int64_t before = g_allocations.load();
+    const std::int64_t before = lwc::testing::allocations();
     run_cycle();
-    if (g_allocations.load() == before) break;
+    if (lwc::testing::allocations() == before) break;
   }
-  const std::int64_t before = g_allocations.load();
+  const std::int64_t before = lwc::testing::allocations();
   run_cycle();
-  const std::int64_t allocations = g_allocations.load() - before;
+  const std::int64_t allocations = lwc::testing::allocations() - before;
   RC_LOG() << "operation " << failed << " failed\n";
   RC_ASSERT(failed == 0);
   RC_ASSERT(allocations == 0);

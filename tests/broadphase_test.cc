@@ -24,46 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 
-// E12's counting allocator: every heap allocation of the process is counted. Under AddressSanitizer or ThreadSanitizer
-// (whose runtimes own operator new) through their public allocation hooks, otherwise by replacing operator new.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define LWC_TEST_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define LWC_TEST_ASAN 1
-#endif
-#include <atomic>
-#include <cstdlib>
-#include <new>
-namespace {
-std::atomic<std::int64_t> g_allocations{0};
-}  // namespace
-#ifdef LWC_TEST_ASAN
-#include <sanitizer/allocator_interface.h>
-namespace {
-void count_malloc(const volatile void*, std::size_t) { g_allocations.fetch_add(1, std::memory_order_relaxed); }
-void ignore_free(const volatile void*) {}
-const bool g_hooked = __sanitizer_install_malloc_and_free_hooks(count_malloc, ignore_free) != 0;
-}  // namespace
-#else
-namespace {
-const bool g_hooked = true;
-void* counted_new(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  void* p = std::malloc(n == 0 ? 1 : n);
-  if (p == nullptr) std::abort();
-  return p;
-}
-}  // namespace
-void* operator new(std::size_t n) { return counted_new(n); }
-void* operator new[](std::size_t n) { return counted_new(n); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-#endif
+#include "support/counting_allocator.h"  // E12: every heap allocation of the process is counted
 
 #ifdef LWC_HEADER_BUILD  // tests/header_build: the same test, lwc as headers
 #include "lwc/decompose.h"
@@ -1150,7 +1111,7 @@ TEST(Persistent, E9_RaycastEqualsBruteForceOnAWorldOfThousands) {
 }
 
 TEST(Persistent, E12_AWarmGridAllocatesNothingPerFrame) {
-  ASSERT_TRUE(g_hooked);
+  ASSERT_TRUE(lwc::testing::counting_allocations());
   // A world of 2,000 boxes; each frame moves 10% of them (a fixed cycle of frames, so that "warm" is
   // reached: every bucket, list and buffer has met its largest size), changes filters and payloads,
   // removes and re-inserts boxes, queries and casts rays, and updates into the same events.
@@ -1200,9 +1161,9 @@ TEST(Persistent, E12_AWarmGridAllocatesNothingPerFrame) {
   for (int warm = 0; warm < 8; ++warm) {
     for (int k = 0; k < kFrames; ++k) frame(k);
   }
-  const std::int64_t before = g_allocations.load();
+  const std::int64_t before = lwc::testing::allocations();
   for (int k = 0; k < kFrames; ++k) frame(k);
-  const std::int64_t allocations = g_allocations.load() - before;
+  const std::int64_t allocations = lwc::testing::allocations() - before;
   EXPECT_GT(before, 100);  // the counter counts: building the world allocated (gtest's EXPECTs may too)
   EXPECT_EQ(allocations, 0);
   EXPECT_GT(events, 0);  // the frames did change the pair set

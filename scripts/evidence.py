@@ -449,7 +449,11 @@ def report(build_dir, out):
 
     summary_path = ROOT / "build" / "coverage-report" / "summary.json"
     summary = json.loads(summary_path.read_text()) if summary_path.exists() else None
-    mutant_table = mutants(ROOT / "build" / "mutants" / "results.tsv")
+    # This tree's own mutation run, else the run recorded in the tree (CI's clean clone has no build/mutants).
+    mutant_source = ROOT / "build" / "mutants" / "results.tsv"
+    if not mutant_source.exists():
+        mutant_source = ROOT / "tests" / "mutants" / "recorded.tsv"
+    mutant_table = mutants(mutant_source)
 
     rows, failed = [], 0
     known = set()
@@ -500,7 +504,12 @@ def report(build_dir, out):
                  f"{raw.get('lines_percent')}%, branches {raw.get('branches_percent')}%)" if raw else "")
               + ("" if "files" in summary else "; per contract: - (summary.json has no \"files\" map)"))
     if mutant_table is None:
-        print("mutants: - (no build/mutants/results.tsv)")
+        print("mutants: - (no build/mutants/results.tsv, no tests/mutants/recorded.tsv: run tests/mutants/run)")
+    else:
+        heading = next((l[2:] for l in mutant_source.read_text(encoding="utf-8").splitlines()
+                        if l.startswith("# recorded")), "this tree's last run")
+        print(f"mutants ({rel(mutant_source)}: {heading}): per clause, killed/total of the mutants naming it"
+              + ("" if all(not v["survived"] for v in mutant_table.values()) else "; some survived, see the warnings"))
     for (contract, clause), s in warnings:
         print(f"warning: {contract} {clause}: mutant {s['mutant']} survived ({s['evidence'] or 'no evidence named'}): "
               f"no check of {clause} tells it from the library; add one that does, or show it is equivalent")

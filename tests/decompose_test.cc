@@ -393,3 +393,26 @@ TEST(ExactFp, AgreesWithCmathOnEveryClassOfDouble) {
   EXPECT_TRUE(lwc::fp::is_subnormal(std::numeric_limits<float>::denorm_min()));
   EXPECT_EQ(lwc::fp::next_up(-0.0f), std::numeric_limits<float>::denorm_min());
 }
+
+TEST(ExactFp, WidenIsTheCastOnEveryClassOfFloat) {
+  // widen() keeps what static_cast<double> keeps, payloads of NaNs included (the cast quiets a
+  // signalling NaN, widen does not: only quiet ones are compared on their bits).
+  for (const std::uint32_t bits : {0x00000000u, 0x80000000u, 0x00000001u, 0x807fffffu, 0x00800000u, 0x3f800000u,
+                                   0xbf7fffffu, 0x7f7fffffu, 0xff7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+                                   0xffc00001u, 0x7fe12345u}) {
+    const float x = std::bit_cast<float>(bits);
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(lwc::fp::widen(x)), std::bit_cast<std::uint64_t>(static_cast<double>(x)))
+        << std::hex << bits;
+  }
+}
+
+TEST(ExactFp, FmaRoundsOnceInBothWidths) {
+  // (1 + 2^-p+1)^2 - (1 + 2^-p+2) = 2^(-2p+2): zero when the product is rounded before the add.
+  const float f = 1.0f + 0x1p-23f;
+  EXPECT_EQ(lwc::fp::fma(f, f, -(1.0f + 0x1p-22f)), 0x1p-46f);
+  const double d = 1.0 + 0x1p-52;
+  EXPECT_EQ(lwc::fp::fma(d, d, -(1.0 + 0x1p-51)), 0x1p-104);
+  EXPECT_EQ(lwc::fp::abs(-0.0f), 0.0f);
+  EXPECT_FALSE(std::signbit(lwc::fp::abs(-0.0f)));
+  EXPECT_EQ(lwc::fp::abs(-2.5), 2.5);
+}

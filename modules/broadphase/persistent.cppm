@@ -420,7 +420,7 @@ class CellTable {
     }
     LWC_CHECK(false, "a registered box is in each of its cells");  // LCOV_EXCL_LINE: the invariant holds (E1-E6 check it from outside); a broken upkeep stops here
     return nullptr;  // LCOV_EXCL_LINE: unreachable after the check
-  }
+  }  // LCOV_EXCL_LINE: the end of a function whose last statement is unreachable
 
   // The recycled lists form a heap by capacity and the largest is taken first, so that a warm table
   // (one that has met its largest crowded cells) never grows a list again.

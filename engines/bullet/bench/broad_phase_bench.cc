@@ -15,6 +15,9 @@
 // "step": one whole btDiscreteDynamicsWorld::stepSimulation of a 10k-body scene (boxes and spheres
 // dropped in layers on a ground; timed after 90 untimed steps, when they have landed and are settling),
 // with lwc or dbvt as its broad phase.
+//
+// "memory": the heap held by lwc and by btDbvtBroadphase once each has built the 1M-box W1 world (goal,
+// issue 14: lwc <= 1.5x dbvt), as counters.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -27,6 +30,7 @@
 #include <vector>
 
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 
 #include "BulletCollision/BroadphaseCollision/btAxisSweep3.h"
 #include "BulletCollision/BroadphaseCollision/btDbvtBroadphase.h"
@@ -224,7 +228,59 @@ void step(benchmark::State& state, Impl impl) {
   }
 }
 
+// Memory at 1M (issue 14): the heap a broad phase holds once it has built the 1M-box W1 world (every
+// proxy created, then one calculateOverlappingPairs, its pair cache included), read from malloc's own
+// accounting (mallinfo2: Bullet allocates through btAlignedAlloc, i.e. malloc, not operator new), lwc and
+// btDbvtBroadphase one after the other on the same boxes. Reported as counters (MB and their ratio); the
+// time is the build's.
+double heap_bytes() {
+  const struct mallinfo2 m = mallinfo2();
+  return static_cast<double>(m.uordblks) + static_cast<double>(m.hblkhd);
+}
+
+double built_heap(Impl impl, const std::vector<Box>& boxes, btCollisionDispatcher& dispatcher, double& seconds) {
+  const double before = heap_bytes();
+  const auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<btBroadphaseInterface> bp = make_broadphase(impl, boxes.size());
+  std::vector<btBroadphaseProxy*> proxies(boxes.size());
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    proxies[i] = bp->createProxy(boxes[i].lo, boxes[i].hi, BOX_SHAPE_PROXYTYPE, nullptr, btBroadphaseProxy::DefaultFilter,
+                                 btBroadphaseProxy::AllFilter, &dispatcher);
+  }
+  bp->calculateOverlappingPairs(&dispatcher);
+  seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double held = heap_bytes() - before - static_cast<double>(proxies.capacity() * sizeof(btBroadphaseProxy*));
+  // The pair cache is emptied first: destroyProxy asks it to remove a proxy's pairs, which for Bullet's
+  // hashed cache is a scan of every pair.
+  btOverlappingPairCache* cache = bp->getOverlappingPairCache();
+  while (cache->getNumOverlappingPairs() > 0) {
+    const btBroadphasePair& last = cache->getOverlappingPairArray()[cache->getNumOverlappingPairs() - 1];
+    cache->removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, &dispatcher);
+  }
+  for (btBroadphaseProxy* p : proxies) bp->destroyProxy(p, &dispatcher);
+  return held;
+}
+
+void memory(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const std::vector<Box> boxes = make_w1(n, 1000 + n);
+  btDefaultCollisionConfiguration configuration;
+  btCollisionDispatcher dispatcher(&configuration);
+  double lwc_bytes = 0;
+  double dbvt_bytes = 0;
+  for (auto _ : state) {
+    double seconds = 0;
+    dbvt_bytes = built_heap(Impl::kDbvt, boxes, dispatcher, seconds);
+    lwc_bytes = built_heap(Impl::kLwc, boxes, dispatcher, seconds);
+    state.SetIterationTime(seconds);
+  }
+  state.counters["lwc_MB"] = lwc_bytes / 1e6;
+  state.counters["dbvt_MB"] = dbvt_bytes / 1e6;
+  state.counters["lwc_over_dbvt"] = lwc_bytes / dbvt_bytes;  // goal (issue 14): <= 1.5 at 1M
+}
+
 void register_all() {
+  benchmark::RegisterBenchmark("memory.lwc_and_dbvt", memory)->Arg(1'000'000)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
   for (const auto& [name, impl] : {std::pair{"frame_1pct.lwc", Impl::kLwc}, std::pair{"frame_1pct.baseline_dbvt", Impl::kDbvt},
                                    std::pair{"frame_1pct.baseline_sweep32", Impl::kSweep32}}) {
     benchmark::RegisterBenchmark(name, [impl](benchmark::State& s) { frame(s, impl); })

@@ -16,8 +16,9 @@
 // dropped in layers on a ground; timed after 90 untimed steps, when they have landed and are settling),
 // with lwc or dbvt as its broad phase.
 //
-// "memory": the heap held by lwc and by btDbvtBroadphase once each has built the 1M-box W1 world (goal,
-// issue 14: lwc <= 1.5x dbvt), as counters.
+// Memory (issue 14: lwc <= 1.5x dbvt at 1M): "heap_MB", the heap a frame world's broad phase holds once
+// built (every proxy created, then one calculateOverlappingPairs: its pair cache and proxies included),
+// from malloc's own accounting.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -83,6 +84,12 @@ std::unique_ptr<btBroadphaseInterface> make_broadphase(Impl impl, std::size_t n)
   return nullptr;
 }
 
+// The heap malloc holds (Bullet allocates through btAlignedAlloc, i.e. malloc, not operator new).
+double heap_bytes() {
+  const struct mallinfo2 m = mallinfo2();
+  return static_cast<double>(m.uordblks) + static_cast<double>(m.hblkhd);
+}
+
 struct FrameWorld {
   std::unique_ptr<btDefaultCollisionConfiguration> configuration = std::make_unique<btDefaultCollisionConfiguration>();
   std::unique_ptr<btCollisionDispatcher> dispatcher = std::make_unique<btCollisionDispatcher>(configuration.get());
@@ -91,6 +98,7 @@ struct FrameWorld {
   std::vector<btBroadphaseProxy*> proxies;
   std::mt19937_64 rng{42};
   double build_s = 0;
+  double heap = 0;  // bytes the broad phase holds once built
   int warm = 0;
 };
 
@@ -102,7 +110,6 @@ FrameWorld& frame_world(Impl impl, std::size_t n) {
   if (w == nullptr) {
     w = std::make_unique<FrameWorld>();
     w->boxes = make_w1(n, 1000 + n);
-    w->bp = make_broadphase(impl, n);
     // Inserted in random order (the order of make_w1), except for the axis sweeps, in order of min x: they
     // insert at the end of their edge lists and sort down, so a random insertion costs them O(n) per proxy.
     std::vector<std::size_t> order(n);
@@ -111,6 +118,8 @@ FrameWorld& frame_world(Impl impl, std::size_t n) {
       std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return w->boxes[a].lo.x() < w->boxes[b].lo.x(); });
     }
     w->proxies.resize(n);
+    const double heap_before = heap_bytes();
+    w->bp = make_broadphase(impl, n);
     const auto start = std::chrono::steady_clock::now();
     for (const std::size_t i : order) {
       w->proxies[i] = w->bp->createProxy(w->boxes[i].lo, w->boxes[i].hi, BOX_SHAPE_PROXYTYPE, nullptr,
@@ -119,6 +128,7 @@ FrameWorld& frame_world(Impl impl, std::size_t n) {
     }
     w->bp->calculateOverlappingPairs(w->dispatcher.get());
     w->build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    w->heap = heap_bytes() - heap_before;
   }
   return *w;
 }
@@ -161,6 +171,7 @@ void frame(benchmark::State& state, Impl impl) {
   }
   state.counters["pairs"] = static_cast<double>(w.bp->getOverlappingPairCache()->getNumOverlappingPairs());
   state.counters["build_ms"] = w.build_s * 1e3;
+  state.counters["heap_MB"] = w.heap / 1e6;
   state.counters["us_per_moved"] =
       total * 1e6 / (static_cast<double>(std::max<benchmark::IterationCount>(state.iterations(), 1)) * static_cast<double>(n / 100));
 }
@@ -228,59 +239,7 @@ void step(benchmark::State& state, Impl impl) {
   }
 }
 
-// Memory at 1M (issue 14): the heap a broad phase holds once it has built the 1M-box W1 world (every
-// proxy created, then one calculateOverlappingPairs, its pair cache included), read from malloc's own
-// accounting (mallinfo2: Bullet allocates through btAlignedAlloc, i.e. malloc, not operator new), lwc and
-// btDbvtBroadphase one after the other on the same boxes. Reported as counters (MB and their ratio); the
-// time is the build's.
-double heap_bytes() {
-  const struct mallinfo2 m = mallinfo2();
-  return static_cast<double>(m.uordblks) + static_cast<double>(m.hblkhd);
-}
-
-double built_heap(Impl impl, const std::vector<Box>& boxes, btCollisionDispatcher& dispatcher, double& seconds) {
-  const double before = heap_bytes();
-  const auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<btBroadphaseInterface> bp = make_broadphase(impl, boxes.size());
-  std::vector<btBroadphaseProxy*> proxies(boxes.size());
-  for (std::size_t i = 0; i < boxes.size(); ++i) {
-    proxies[i] = bp->createProxy(boxes[i].lo, boxes[i].hi, BOX_SHAPE_PROXYTYPE, nullptr, btBroadphaseProxy::DefaultFilter,
-                                 btBroadphaseProxy::AllFilter, &dispatcher);
-  }
-  bp->calculateOverlappingPairs(&dispatcher);
-  seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double held = heap_bytes() - before - static_cast<double>(proxies.capacity() * sizeof(btBroadphaseProxy*));
-  // The pair cache is emptied first: destroyProxy asks it to remove a proxy's pairs, which for Bullet's
-  // hashed cache is a scan of every pair.
-  btOverlappingPairCache* cache = bp->getOverlappingPairCache();
-  while (cache->getNumOverlappingPairs() > 0) {
-    const btBroadphasePair& last = cache->getOverlappingPairArray()[cache->getNumOverlappingPairs() - 1];
-    cache->removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, &dispatcher);
-  }
-  for (btBroadphaseProxy* p : proxies) bp->destroyProxy(p, &dispatcher);
-  return held;
-}
-
-void memory(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  const std::vector<Box> boxes = make_w1(n, 1000 + n);
-  btDefaultCollisionConfiguration configuration;
-  btCollisionDispatcher dispatcher(&configuration);
-  double lwc_bytes = 0;
-  double dbvt_bytes = 0;
-  for (auto _ : state) {
-    double seconds = 0;
-    dbvt_bytes = built_heap(Impl::kDbvt, boxes, dispatcher, seconds);
-    lwc_bytes = built_heap(Impl::kLwc, boxes, dispatcher, seconds);
-    state.SetIterationTime(seconds);
-  }
-  state.counters["lwc_MB"] = lwc_bytes / 1e6;
-  state.counters["dbvt_MB"] = dbvt_bytes / 1e6;
-  state.counters["lwc_over_dbvt"] = lwc_bytes / dbvt_bytes;  // goal (issue 14): <= 1.5 at 1M
-}
-
 void register_all() {
-  benchmark::RegisterBenchmark("memory.lwc_and_dbvt", memory)->Arg(1'000'000)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
   for (const auto& [name, impl] : {std::pair{"frame_1pct.lwc", Impl::kLwc}, std::pair{"frame_1pct.baseline_dbvt", Impl::kDbvt},
                                    std::pair{"frame_1pct.baseline_sweep32", Impl::kSweep32}}) {
     benchmark::RegisterBenchmark(name, [impl](benchmark::State& s) { frame(s, impl); })

@@ -738,6 +738,74 @@ TEST(Persistent, ThousandsOfMovingBoxesMatchFindPairsEveryFrame) {
   }
 }
 
+TEST(Persistent, ManyNewBoxesInOneUpdateMatchFindPairs) {
+  // E1, E2: updates that register thousands of new boxes together (CellGrid::add_many, from 4,096 new
+  // boxes on) — a first build of 6,000, and 5,000 added to 1,000 committed boxes while some of those
+  // move — then frames of moves and teleports over the boxes registered so: every frame against
+  // find_pairs and the difference of consecutive results.
+  for (const int committed_first : {0, 1000}) {
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> pos(0, 150);
+    std::uniform_real_distribution<double> size(0.5, 2);
+    std::uniform_real_distribution<double> jitter(-0.5, 0.5);
+    std::uniform_int_distribution<std::size_t> pick(0, 5999);
+    lwc::PersistentGrid<2> grid = *lwc::PersistentGrid<2>::create(config(2));
+    std::vector<Box2> boxes;
+    std::vector<Handle> handles;
+    std::vector<Pair> before;
+    const auto add = [&](int n) {
+      for (int i = 0; i < n; ++i) {
+        const double x = pos(rng);
+        const double y = pos(rng);
+        boxes.push_back(box(x, y, x + size(rng), y + size(rng)));
+        handles.push_back(*grid.insert(boxes.back()));
+      }
+    };
+    const auto indices = [](const std::vector<Contact>& cs) {
+      std::vector<Pair> out;
+      for (const Contact& c : cs) out.push_back({c.a.slot, c.b.slot});
+      return out;
+    };
+    const auto judge = [&] {
+      const absl::StatusOr<ContactEvents> e = grid.update();
+      ASSERT_TRUE(e.ok());
+      const absl::StatusOr<PairsResult> now = lwc::find_pairs(boxes, config(2));
+      ASSERT_TRUE(now.ok());
+      std::vector<Pair> began;
+      std::vector<Pair> ended;
+      std::set_difference(now->pairs.begin(), now->pairs.end(), before.begin(), before.end(), std::back_inserter(began));
+      std::set_difference(before.begin(), before.end(), now->pairs.begin(), now->pairs.end(), std::back_inserter(ended));
+      EXPECT_EQ(indices(grid.pairs()), now->pairs);
+      EXPECT_EQ(indices(e->began), began);
+      EXPECT_EQ(indices(e->ended), ended);
+      EXPECT_EQ(e->stats.memberships, now->stats.memberships);
+      EXPECT_GT(now->pairs.size(), 1000u);
+      before = now->pairs;
+    };
+    const auto move_some = [&](std::size_t limit) {
+      for (int m = 0; m < 300; ++m) {
+        const std::size_t i = pick(rng) % limit;
+        const double dx = m < 30 ? pos(rng) - boxes[i].min[0] : jitter(rng);
+        const double dy = m < 30 ? pos(rng) - boxes[i].min[1] : jitter(rng);
+        boxes[i] = box(boxes[i].min[0] + dx, boxes[i].min[1] + dy, boxes[i].max[0] + dx, boxes[i].max[1] + dy);
+        ASSERT_TRUE(grid.move(handles[i], boxes[i]).ok());
+      }
+    };
+    if (committed_first > 0) {
+      add(committed_first);
+      ASSERT_TRUE(grid.update().ok());
+      before = lwc::find_pairs(boxes, config(2))->pairs;
+      move_some(boxes.size());
+    }
+    add(6000 - committed_first);
+    judge();
+    for (int frame = 0; frame < 4; ++frame) {
+      move_some(boxes.size());
+      judge();
+    }
+  }
+}
+
 TEST(Persistent, ThreeDimensionalBoxesAcrossCellBoundaries) {
   // E1, E6.
   Judged<3> g(config(1));

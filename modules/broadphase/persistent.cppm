@@ -26,6 +26,7 @@ module;
 #include "lwc/config.h"
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -33,6 +34,7 @@ module;
 #include <limits>
 #include <map>
 #include <ostream>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -265,6 +267,28 @@ template <std::size_t D>
   return true;
 }
 
+// Sorts `a` by its low `bits` bits, stably (the higher bits ride along: all zero, it is an ascending
+// sort): an LSD radix sort in passes of at most 11 bits through `scratch`, which keeps its capacity.
+inline void radix_sort_low(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& scratch, int bits) {
+  if (bits <= 0 || a.size() < 2) return;
+  const int passes = (bits + 10) / 11;
+  const int digit = (bits + passes - 1) / passes;
+  const std::size_t buckets = std::size_t{1} << digit;
+  const std::uint64_t mask = buckets - 1;
+  scratch.resize(a.size());
+  std::array<std::size_t, std::size_t{1} << 11> counts;
+  for (int p = 0; p < passes; ++p) {
+    const int shift = p * digit;
+    std::fill(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(buckets), 0);
+    for (const std::uint64_t w : a) ++counts[(w >> shift) & mask];
+    if (counts[(a[0] >> shift) & mask] == a.size()) continue;  // every word has the same digit
+    std::size_t sum = 0;
+    for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(counts[i], sum);
+    for (const std::uint64_t w : a) scratch[counts[(w >> shift) & mask]++] = w;
+    a.swap(scratch);
+  }
+}
+
 // The cell table of a CellGrid: open addressing with linear probing and backward-shift deletion (no
 // tombstones), one 64-byte entry per occupied (level, cell) holding its key, its first kInline members and
 // the index of an overflow list for the rest (lists come from a pool and keep their capacity when
@@ -302,10 +326,26 @@ class CellTable {
     return true;
   }
 
+  // Calls fn(level, inline members, overflow members) for every occupied cell, in table order (a
+  // sequential scan of the entries).
+  template <typename Fn>
+  void for_each_cell(Fn&& fn) const {
+    for (const Entry& e : entries_) {
+      if (e.count == 0) continue;
+      const std::size_t inl = std::min<std::size_t>(e.count, kInline);
+      const std::span<const Member> more =
+          e.count > kInline ? std::span<const Member>(lists_[e.overflow]) : std::span<const Member>();
+      fn(e.level, std::span<const Member>(e.members.data(), inl), more);
+    }
+  }
+
   // Prefetches the home entry of (level, cell).
   void prefetch(int level, const std::array<std::int64_t, D>& c) const {
     if (size_ != 0) __builtin_prefetch(&entries_[home(level, c)]);
   }
+
+  // The number of occupied cells.
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
   // The number of members of (level, cell) (0 when it is not occupied).
   [[nodiscard]] std::size_t count(int level, const std::array<std::int64_t, D>& c) const {
@@ -335,6 +375,27 @@ class CellTable {
     if (e.overflow == kNone) e.overflow = take_list();
     lists_[e.overflow].push_back(m);
     ++e.count;
+  }
+
+  // Makes room for `cells` occupied cells without growing (the same doubling as add()'s, done at once).
+  void reserve(std::size_t cells) {
+    std::size_t n = std::max<std::size_t>(64, entries_.size());
+    while ((cells + 1) * 2 > n) n *= 2;
+    if (n != entries_.size()) rehash(n);
+  }
+
+  // The log2 of the number of entries, and the entry where the probe for (level, cell) starts.
+  [[nodiscard]] int home_bits() const { return std::countr_zero(entries_.size()); }
+  [[nodiscard]] std::size_t home(int level, const std::array<std::int64_t, D>& c) const {
+    std::uint64_t h = mul(static_cast<std::uint64_t>(static_cast<std::uint32_t>(level)) + 1, 0x9E3779B97F4A7C15ull);
+    std::uint64_t local = 0;
+    for (std::size_t k = 0; k < D; ++k) {
+      const auto u = static_cast<std::uint64_t>(c[k]);
+      local |= (u & 1u) << k;
+      h = mul(h ^ (u >> 1), 0xFF51AFD7ED558CCDull);
+      h ^= h >> 32;
+    }
+    return static_cast<std::size_t>((((h >> D) << D) | local) & mask_);  // h's low D bits replaced: no wrap
   }
 
   // Sets the flags of `slot`'s member of (level, cell), which must exist.
@@ -385,18 +446,6 @@ class CellTable {
     __extension__ using Wide = unsigned __int128;
     return static_cast<std::uint64_t>(static_cast<Wide>(a) * b);
   }
-  [[nodiscard]] std::size_t home(int level, const std::array<std::int64_t, D>& c) const {
-    std::uint64_t h = mul(static_cast<std::uint64_t>(static_cast<std::uint32_t>(level)) + 1, 0x9E3779B97F4A7C15ull);
-    std::uint64_t local = 0;
-    for (std::size_t k = 0; k < D; ++k) {
-      const auto u = static_cast<std::uint64_t>(c[k]);
-      local |= (u & 1u) << k;
-      h = mul(h ^ (u >> 1), 0xFF51AFD7ED558CCDull);
-      h ^= h >> 32;
-    }
-    return static_cast<std::size_t>((((h >> D) << D) | local) & mask_);  // h's low D bits replaced: no wrap
-  }
-
   [[nodiscard]] const Entry* find(int level, const std::array<std::int64_t, D>& c) const {
     if (size_ == 0) return nullptr;
     for (std::size_t i = home(level, c);; i = (i + 1) & mask_) {
@@ -440,9 +489,10 @@ class CellTable {
     std::push_heap(free_lists_.begin(), free_lists_.end(), [&](std::uint32_t a, std::uint32_t b) { return smaller(a, b); });
   }
 
-  void grow() {
+  void grow() { rehash(std::max<std::size_t>(64, entries_.size() * 2)); }
+  void rehash(std::size_t n) {
     std::vector<Entry> old = std::move(entries_);
-    entries_.assign(std::max<std::size_t>(64, old.size() * 2), Entry{});
+    entries_.assign(n, Entry{});
     mask_ = entries_.size() - 1;
     for (const Entry& e : old) {
       if (e.count == 0) continue;
@@ -483,6 +533,48 @@ class CellGrid {
     for_each_cell_of<D>(where.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t mask) {
       add_member(CellKey<D>{where.level, c}, Member{slot, mask});
     });
+  }
+
+  // add() for many boxes at once (a first build, a large spawn): their memberships are written in the
+  // order of their table entries (one radix sort by home entry) after one resize, so that the table
+  // fills front to back instead of taking one random probe per membership. The same registrations.
+  template <typename WhereOf>
+  void add_many(std::span<const std::uint32_t> slots, WhereOf&& where_of) {
+    struct Pending {
+      std::array<std::int64_t, D> cell;
+      int level;
+      Member member;
+    };
+    std::vector<Pending> pending;  // scratch of a rare call, freed on return
+    for (const std::uint32_t slot : slots) {
+      const Placement<D>& where = where_of(slot);
+      Level& level = level_of(where.level);
+      if (pos_.size() <= slot) pos_.resize(static_cast<std::size_t>(slot) + 1, 0);
+      pos_[slot] = static_cast<std::uint32_t>(level.residents.size());
+      level.residents.push_back(slot);
+      for_each_cell_of<D>(where.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t mask) {
+        pending.push_back({c, where.level, Member{slot, mask}});
+      });
+    }
+    // About 2.6 memberships per occupied cell in a world of boxes near the cell size: a quarter of the
+    // memberships is a lower bound there, and the table grows as usual beyond it.
+    table_.reserve(table_.size() + pending.size() / 4);
+    const int bits = table_.home_bits();
+    if (pending.size() >= (std::uint64_t{1} << (63 - bits))) {  // LCOV_EXCL_START: 2^(63 - bits) memberships do not fit in memory
+      for (const Pending& p : pending) table_.add(p.level, p.cell, p.member);
+      return;
+    }  // LCOV_EXCL_STOP
+    std::vector<std::uint64_t> keys(pending.size());
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      keys[i] = (static_cast<std::uint64_t>(i) << bits) | table_.home(pending[i].level, pending[i].cell);
+    }
+    std::vector<std::uint64_t> scratch;
+    radix_sort_low(keys, scratch, bits);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (i + 16 < keys.size()) __builtin_prefetch(&pending[keys[i + 16] >> bits]);
+      const Pending& p = pending[keys[i] >> bits];
+      table_.add(p.level, p.cell, p.member);
+    }
   }
 
   void erase(std::uint32_t slot, const Placement<D>& where) {
@@ -1012,6 +1104,8 @@ class PersistentGrid {
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
   // Above this degree, "was (s, t) a pair at the previous update" is read from stamps instead of s's list.
   static constexpr std::size_t kStampDegree = 16;
+  // From this many new boxes in one update on, sync() registers them together (CellGrid::add_many).
+  static constexpr std::size_t kManyAdds = 4096;
 
   // The state an update reads for every candidate, as last given (one cache line in 2D).
   // Invariant: live => `box` is registered in grid_ at `where`.
@@ -1182,6 +1276,25 @@ class PersistentGrid {
   // observer (queries look past unsynced dirty boxes), so a refused update may have done it.
   void sync() {
     if (synced_) return;
+    // Many new boxes (a first build, a large spawn): registered together, in table order.
+    std::size_t fresh = 0;
+    for (const std::uint32_t t : dirty_) fresh += (!cold_[t].registered && slots_[t].live) ? 1 : 0;
+    if (fresh >= kManyAdds) {
+      std::vector<std::uint32_t> adds;  // scratch of a rare call, freed on return
+      adds.reserve(fresh);
+      for (const std::uint32_t t : dirty_) {
+        if (!cold_[t].registered && slots_[t].live) adds.push_back(t);
+      }
+      grid_.add_many(adds, [&](std::uint32_t t) -> const Placement<D>& { return slots_[t].where; });
+      for (const std::uint32_t t : adds) {
+        cold_[t].registered = true;
+        cold_[t].reg = slots_[t].where;
+      }
+      if (adds.size() == dirty_.size()) {
+        synced_ = true;
+        return;
+      }
+    }
     for (std::size_t i = 0; i < dirty_.size(); ++i) {
       if (i + 3 < dirty_.size()) {
         __builtin_prefetch(&slots_[dirty_[i + 3]].where);
@@ -1261,7 +1374,10 @@ class PersistentGrid {
     const std::int64_t kept = pair_count_ - static_cast<std::int64_t>(events.ended.size());
     const std::int64_t room = config.max_pairs.value() - kept;
     bool within = room >= 0;
-    for (std::size_t i = 0; i < dirty_.size(); ++i) {
+    // A first build (no box committed before, one level): every pair is new, and is taken cell by cell.
+    const bool first_build = committed_live_ == 0 && occupied_levels() <= 1;
+    if (first_build && within) within = began_of_first_build(events, room, st.pair_visits);
+    for (std::size_t i = 0; i < dirty_.size() && !first_build; ++i) {
       const std::uint32_t s = dirty_[i];
       if (i + 2 < dirty_.size() && slots_[dirty_[i + 2]].live) grid_.prefetch(slots_[dirty_[i + 2]].where);
       if (i + 4 < dirty_.size()) __builtin_prefetch(&slots_[dirty_[i + 4]].where);
@@ -1372,6 +1488,65 @@ class PersistentGrid {
     return absl::OkStatus();
   }
 
+  [[nodiscard]] std::size_t occupied_levels() const {
+    std::size_t n = 0;
+    for (const auto& level : grid_.levels()) n += level.residents.empty() ? 0 : 1;
+    return n;
+  }
+
+  // The began events of an update after which every live box is new (none committed before, so P(S) is
+  // empty and every live box is dirty and registered in grid_), all on one level: the pairs of find_pairs,
+  // taken as find_pairs takes them — every occupied cell's members two by two, kept in their reference
+  // cell only (B9), tested, and sorted once into canonical order — instead of one query per box. The same
+  // events, and the same visits (each of a cell's c members would meet its c members), as those queries.
+  // False, with `events` unchanged, when the pairs exceed `room`.
+  [[nodiscard]] bool began_of_first_build(ContactEvents& events, std::int64_t room, std::int64_t& visits) {
+    LWC_CHECK(pair_count_ == 0, "no pair without a committed box");
+    std::vector<std::uint64_t>& found = pair_scratch_;
+    found.clear();
+    const int bits = static_cast<int>(std::bit_width(slots_.size()));
+    grid_.table().for_each_cell([&](int, std::span<const internal::Member> first, std::span<const internal::Member> more) {
+      const std::size_t c = first.size() + more.size();
+      visits += static_cast<std::int64_t>(c * c);
+      const auto at = [&](std::size_t i) -> const internal::Member& {
+        return i < first.size() ? first[i] : more[i - first.size()];
+      };
+      for (std::size_t i = 0; i < c; ++i) {
+        const internal::Member& m = at(i);
+        for (std::size_t j = i + 1; j < c; ++j) {
+          const internal::Member& n = at(j);
+          if ((m.flags | n.flags) != internal::all_axes<D>()) continue;
+          const std::uint64_t lo = std::min(m.slot, n.slot);
+          const std::uint64_t hi = std::max(m.slot, n.slot);
+          found.push_back((lo << bits) | hi);
+        }
+      }
+    });
+    // Candidates are tested a few ahead of their boxes' loads, and the pairs kept in place.
+    const std::uint64_t low = (std::uint64_t{1} << bits) - 1;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      if (i + 8 < found.size()) {
+        __builtin_prefetch(&slots_[found[i + 8] >> bits]);
+        __builtin_prefetch(&slots_[found[i + 8] & low]);
+      }
+      const auto s = static_cast<std::uint32_t>(found[i] >> bits);
+      const auto t = static_cast<std::uint32_t>(found[i] & low);
+      const Slot& a = slots_[s];
+      const Slot& b = slots_[t];
+      if (overlaps(a.box, b.box) && accepts(s, a, t, b)) found[kept++] = found[i];
+    }
+    found.resize(kept);
+    if (static_cast<std::int64_t>(kept) > room) return false;
+    internal::radix_sort_low(found, sort_scratch_, 2 * bits);
+    for (const std::uint64_t w : found) {
+      const auto s = static_cast<std::uint32_t>(w >> bits);
+      const auto t = static_cast<std::uint32_t>(w & low);
+      events.began.push_back(contact(s, slots_[s].generation, slots_[s].user, t, slots_[t].generation, slots_[t].user));
+    }
+    return true;
+  }
+
   void unlink(std::uint32_t s, std::uint32_t t) {
     auto& list = adj_[s];
     auto at = std::find(list.begin(), list.end(), t);
@@ -1393,6 +1568,8 @@ class PersistentGrid {
   internal::CellGrid<D> volume_grid_; // scratch of update(): the step volumes
   mutable std::vector<RayHit> ray_scratch_;  // raycast()'s hits, reused
   mutable std::vector<std::uint32_t> seen_;  // stamps of raycast() and of update()'s high-degree boxes
+  std::vector<std::uint64_t> pair_scratch_;  // a first build's pairs, packed; reused
+  std::vector<std::uint64_t> sort_scratch_;
   mutable std::uint32_t token_ = 0;
   bool synced_ = true;  // grid_ holds every box as given (no operation since the last sync())
   absl::int128 pending_memberships_ = 0;

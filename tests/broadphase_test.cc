@@ -333,6 +333,20 @@ TEST(WideKeys, AWorldWiderThan2To64CellsSortsExplicitCells) {
   }
 }
 
+// Three boxes (2 id bits, 2 flag bits: the key starts at bit 4) whose level spans 2^30 x 2^31 cells, so the
+// largest cell key needs exactly 61 bits: 65 bits in all, one too many for the packed 64-bit form. B's key
+// is 2^60, which packed would lose its top bit and collide with A's key 0 (mutant
+// B5_packed_key_one_bit_too_wide: the occupied-cell count comes out 2, not 3).
+TEST(Packing, B5_AKeyOneBitTooWideForTheWordIsNotPacked) {
+  const double x_top = std::ldexp(1.0, 30) - 1;
+  const double y_top = std::ldexp(1.0, 31) - 1;
+  const std::vector<Box2> boxes = {box(0, 0, 0.5, 0.5), box(0, std::ldexp(1.0, 30), 0.5, std::ldexp(1.0, 30) + 0.5),
+                                   box(x_top, y_top, x_top + 0.5, y_top + 0.5)};
+  const PairsResult r = checked(boxes, config(1));
+  EXPECT_TRUE(r.pairs.empty());
+  EXPECT_EQ(r.stats.occupied_cells, 3);
+}
+
 TEST(Oversize, CoarserLevelsKeepEveryPairOfAWallAcrossAMillionCells) {
   std::vector<Box2> boxes = {box(0, 0, 1e6, 1)};
   for (int i = 0; i < 50; ++i) boxes.push_back(box(i * 20000.0 - 1, 0.5, i * 20000.0, 3));

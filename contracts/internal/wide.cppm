@@ -59,19 +59,28 @@ class Wide {
       mantissa |= std::uint64_t{1} << 52;
       exponent = biased - 1075;
     }
-    const Wide m = of(absl::int128(mantissa)).shl(exponent + kScale);  // exponent >= -1074
+    // The mantissa (53 bits) shifted by exponent + kScale in [126, 2171] spans at most three limbs: placed
+    // there directly rather than through of() and a shift of all 80 limbs (the oracle's hottest path).
+    const int n = exponent + kScale;
+    const absl::uint128 placed = absl::uint128(mantissa) << (n % 32);
+    Wide m;
+    for (int i = 0, at = n / 32; i < 3 && at + i < kLimbs; ++i) {
+      m.limb_[at + i] = static_cast<std::uint32_t>(absl::Uint128Low64(placed >> (32 * i)));
+    }
     return (bits >> 63) != 0 ? -m : m;
   }
 
+  // this * 2^n (modulo 2^2560) for n >= 0. The limbs below n / 32 stay zero; each limb above is read from
+  // a 64-bit window of two source limbs, without a branch per limb.
   Wide shl(int n) const {
     Wide r;
     const int words = n / 32;
     const int bits = n % 32;
-    for (int i = kLimbs - 1; i >= 0; --i) {
-      const int src = i - words;
-      std::uint64_t v = src >= 0 ? std::uint64_t{limb_[src]} << bits : 0;
-      if (bits != 0 && src - 1 >= 0) v |= std::uint64_t{limb_[src - 1]} >> (32 - bits);
-      r.limb_[i] = static_cast<std::uint32_t>(v);
+    if (words >= kLimbs) return r;
+    r.limb_[words] = static_cast<std::uint32_t>(std::uint64_t{limb_[0]} << bits);
+    for (int i = words + 1; i < kLimbs; ++i) {
+      const std::uint64_t window = (std::uint64_t{limb_[i - words]} << 32) | limb_[i - words - 1];
+      r.limb_[i] = static_cast<std::uint32_t>(window >> (32 - bits));
     }
     return r;
   }

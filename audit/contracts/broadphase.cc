@@ -454,20 +454,20 @@ std::string raw_pairs_text(const std::vector<std::int64_t>& raw, std::size_t wid
   return out + "]";
 }
 
-// Why `id` is not live: removed at a line, or never added.
+// Why `id` is not live: "removed at line N", or "never added".
 std::string not_live_text(const GridSession& s, std::int64_t id) {
   const auto at = s.removed_at.find(id);
-  if (at != s.removed_at.end()) return absl::StrCat("id ", id, " is not live (removed at line ", at->second, ")");
-  return absl::StrCat("id ", id, " is not live (never added)");
+  if (at != s.removed_at.end()) return absl::StrCat("removed at line ", at->second);
+  return "never added";
 }
 
 // An op on an id that is not live must be refused (E3): clean when it was, a violation when it succeeded.
 void judge_not_live(const GridSession& s, std::string_view op, std::int64_t id, bool refused, Judgement& j) {
   j.checked = kHandleClauses;
   if (refused) return;
-  j.verdict = absl::InvalidArgumentError(absl::StrCat("E3 handle safety: ", std::string(op), " of ", not_live_text(s, id),
-                                                      " succeeded; an op with an id that is not live must be refused "
-                                                      "(NotFound) and change nothing"));
+  j.verdict = absl::InvalidArgumentError(absl::StrCat("E3 handle safety: ", std::string(op), " of id ", id, ", which is not live (",
+                                                      not_live_text(s, id), "), succeeded; an op with an id that is not "
+                                                      "live must be refused (NotFound) and change nothing"));
   j.input = absl::StrCat("id ", id);
   j.expected = "an error (NotFound)";
   j.got = "OK";
@@ -867,7 +867,7 @@ absl::Status on_grid_query(const TraceRecord& r, contracts::Session& session, Ju
     for (const std::int64_t id : ids) {
       const auto at = s.live.find(id);
       if (at == s.live.end()) {
-        parts.push_back(absl::StrCat("hit ", not_live_text(s, id)));
+        parts.push_back(absl::StrCat("id ", id, " reported, which is not live (", not_live_text(s, id), ")"));
       } else if (!got.insert(at->second).second) {
         parts.push_back(absl::StrCat("id ", id, " reported twice"));
       }

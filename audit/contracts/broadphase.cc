@@ -603,7 +603,10 @@ absl::Status on_grid_remove(const TraceRecord& r, contracts::Session& session, J
       j.got = "an error";
       return absl::OkStatus();  // the engine kept the box: so does the model
     }
-    LWC_CHECK(grid_model<D>(s).remove(at->second) == absl::StatusCode::kOk, "a live id maps to a live object");
+    // Invariant: a live id maps to a live object, which the model removes.
+    if (grid_model<D>(s).remove(at->second) != absl::StatusCode::kOk) {
+      return absl::InternalError(absl::StrCat("the model refused to remove id ", id));
+    }
     s.removed_at[id] = j.line;
     s.live.erase(at);
     return absl::OkStatus();
@@ -640,8 +643,9 @@ absl::Status on_grid_change(const TraceRecord& r, contracts::Session& session, J
       return absl::OkStatus();
     }
     contracts::PersistentModel<D>& m = grid_model<D>(s);
+    // Invariant: a live id maps to a live object, whose filter or payload the model changes.
     const absl::StatusCode code = filter ? m.set_filter(at->second, f) : m.set_user_data(at->second, static_cast<UserData>(user));
-    LWC_CHECK(code == absl::StatusCode::kOk, "a live id maps to a live object");
+    if (code != absl::StatusCode::kOk) return absl::InternalError(absl::StrCat("the model refused to change id ", id));
     return absl::OkStatus();
   });
 }

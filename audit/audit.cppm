@@ -180,7 +180,8 @@ struct Clause {
 // state, then applied to it. A non-OK status (the event cannot be read, or cannot happen in the session's
 // state) makes the line bad and ends the judging of its session, since every later verdict would rest on
 // an event the model missed — unless the kind is a `query`, which reads the session's state and changes
-// nothing a later verdict rests on.
+// nothing a later verdict rests on. An event of an `ends` kind ("end", "grid_end") closes its session.
+// A contract may have both: its `judge` kinds are stateless records, its `event` kinds a session's.
 struct RecordKind {
   std::string_view op;
   std::span<const std::string_view> clauses;
@@ -188,14 +189,16 @@ struct RecordKind {
   bool stored = false;
   absl::Status (*event)(const TraceRecord& record, Session& session, Judgement& judgement) = nullptr;
   bool query = false;
+  bool ends = false;
 };
 
 // ContractAudit
 //
 // Everything the audit knows of one contract: its name in traces, its clauses (docs/<c>.md), its kinds.
 //
-// A stateful contract (`open_session` set) is traced as ordered event logs: every record also carries
-// "session" (a string naming it) and "seq" (0, 1, 2, ... within the session), and op "end" closes it.
+// A stateful contract (`open_session` set) is traced as ordered event logs: every record of an `event`
+// kind also carries "session" (a string naming it) and "seq" (0, 1, 2, ... within the session), and an
+// `ends` kind ("end") closes it. Its `judge` kinds, if any, stay stateless records.
 struct ContractAudit {
   std::string_view contract;
   std::span<const Clause> clauses;

@@ -142,12 +142,11 @@ struct TraceAuditor::Impl {
     std::int64_t next = 0;
     std::uint64_t broken_at = 0;
   };
-  static constexpr std::string_view kEndOp = "end";
 
   // Routes an event of a stateful contract to its session and checks its order: seq 0 opens a session,
   // each later event carries the next seq. Returns null, the line reported bad, when the event cannot be
   // judged; `session_key` and `session_id` name the session found.
-  SessionState* session_of(const ContractAudit& audit, std::string_view op) {
+  SessionState* session_of(const ContractAudit& audit, const RecordKind& kind) {
     const absl::StatusOr<std::string_view> name = reader.top_text("session");
     if (!name.ok()) {
       if (name.status().code() == absl::StatusCode::kNotFound) {
@@ -186,7 +185,7 @@ struct TraceAuditor::Impl {
     if (s.broken_at != 0) {
       bad(BadKind::kBadField, absl::StrCat("session ", internal::json_string(id),
                                            " is no longer judged: its events broke off at line ", s.broken_at));
-      if (op == kEndOp) sessions.erase(it);
+      if (kind.ends) sessions.erase(it);
       return nullptr;
     }
     if (*seq != s.next) {
@@ -287,8 +286,8 @@ struct TraceAuditor::Impl {
     }
     const RecordKind& kind = audit->kinds[kind_index];
     SessionState* session = nullptr;
-    if (audit->open_session != nullptr) {
-      session = session_of(*audit, op);
+    if (audit->open_session != nullptr && kind.event != nullptr) {
+      session = session_of(*audit, kind);
       if (session == nullptr) return;
     }
 
@@ -318,7 +317,7 @@ struct TraceAuditor::Impl {
       session->state.reset();
       return;
     }
-    if (session != nullptr && op == kEndOp) sessions.erase(session_key);
+    if (session != nullptr && kind.ends) sessions.erase(session_key);
 
     ++report.judged;
     if (judgement.verdict.ok() && !judgement.more.empty()) {

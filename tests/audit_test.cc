@@ -706,6 +706,151 @@ TEST(Records, EveryBroadphaseAnswerIsJudgedByTheOracle) {  // A4 B1 B2 B3 B4 B10
 }
 
 // ---------------------------------------------------------------------------------------------------
+// The persistent grid's sessions (broadphase grid_* events, E-clauses)
+
+TEST(GridTrace, RightEngineTracePasses) {  // A4 A6 E1 E3 E7 E8 E11
+  const std::string text = read_file(source("examples/audit/traces/grid_right.jsonl"));
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u) << (a.report.bad_examples.empty() ? "" : a.report.bad_examples[0].reason);
+  EXPECT_EQ(a.report.judged, lines_of(text).size());
+  EXPECT_EQ(a.report.violating, 0u);
+  std::map<std::string, std::uint64_t> checked;
+  for (const auto& t : a.report.clauses) checked[std::string(t.id)] = t.checked;
+  for (const char* clause : {"E1", "E3", "E7", "E8", "E11"}) EXPECT_GT(checked[clause], 0u) << clause;
+  EXPECT_EQ(a.report.exit_code(), 0);
+}
+
+TEST(GridTrace, IgnoringSetFilterIsFlaggedAsE8ThenItsKnockOnAsE1) {  // A4 E1 E8
+  // The engine applies a box's filter at its add only: the set_filter of line 8 admits the overlapping
+  // pairs (10, 12) and (11, 12), which the update of line 9 must begin (E8); the update of line 13 then
+  // ends only (10, 11), right by the engine's own pair set, so its missing ends follow line 9.
+  const std::string text = read_file(source("examples/audit/traces/grid_ignores_set_filter.jsonl"));
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u);
+  EXPECT_EQ(a.report.judged, lines_of(text).size());
+  EXPECT_EQ(violations(a.report), (std::map<std::uint64_t, std::string>{{9, "E8"}, {13, "E1"}}));
+  const Counterexample* root = example_at(a.report, 9);
+  ASSERT_NE(root, nullptr);
+  EXPECT_EQ(root->follows, 0u);
+  EXPECT_NE(root->message.find("began (10, 12) missing: the filter change admits the overlapping pair"), std::string::npos)
+      << root->message;
+  const Counterexample* knock_on = example_at(a.report, 13);
+  ASSERT_NE(knock_on, nullptr);
+  EXPECT_EQ(knock_on->follows, 9u);
+  EXPECT_NE(knock_on->message.find("ended (11, 12) missing: a box was removed"), std::string::npos) << knock_on->message;
+  EXPECT_EQ(a.report.root_causes, 1u);
+  EXPECT_EQ(a.report.exit_code(), 1);
+}
+
+std::string grid_event(const std::string& session, int seq, const std::string& op, const std::string& body = "") {
+  return R"({"schema":1,"contract":"broadphase","session":")" + session + R"(","seq":)" + std::to_string(seq) +
+         R"(,"op":")" + op + "\"" + (body.empty() ? "" : "," + body) + "}";
+}
+
+// One short session: create a 2-D grid (h = 1), add ids 1 and 2 overlapping (payloads 7 and 8) and 3 far
+// away, commit them (began (1, 2)), then `tail`, each line with the clause it must violate ("" if none).
+struct GridCase {
+  std::string op;
+  std::string body;
+  std::string clause;
+};
+
+std::vector<std::pair<std::string, std::string>> grid_session(const std::string& name, const std::vector<GridCase>& tail) {
+  std::vector<std::pair<std::string, std::string>> lines = {
+      {grid_event(name, 0, "grid_create", R"("in":{"dims":2,"h":1.0})"), ""},
+      {grid_event(name, 1, "grid_add", R"("in":{"id":1,"box":[0,0,1,1],"user":7},"out":{})"), ""},
+      {grid_event(name, 2, "grid_add", R"("in":{"id":2,"box":[1,1,2,2],"user":8},"out":{})"), ""},
+      {grid_event(name, 3, "grid_add", R"("in":{"id":3,"box":[9,9,10,10]},"out":{})"), ""},
+      {grid_event(name, 4, "grid_update", R"("out":{"began":[[2,1]],"ended":[]})"), ""},
+  };
+  for (const GridCase& c : tail) lines.push_back({grid_event(name, static_cast<int>(lines.size()), c.op, c.body), c.clause});
+  lines.push_back({grid_event(name, static_cast<int>(lines.size()), "grid_end"), ""});
+  return lines;
+}
+
+TEST(Records, EveryGridEventIsJudgedAgainstTheModel) {  // A4 B6 E1 E3 E7 E8 E11
+  const std::vector<std::vector<std::pair<std::string, std::string>>> sessions = {
+      // Right: separation ends the pair, a touch begins one, payloads as now and as at the last update.
+      grid_session("right", {{"grid_move", R"("in":{"id":2,"box":[3,3,4,4]},"out":{})", ""},
+                             {"grid_move", R"("in":{"id":3,"box":[4,4,5,5]},"out":{})", ""},
+                             {"grid_update", R"("out":{"began":[[2,3,8,0]],"ended":[[1,2,7,8]]})", ""},
+                             {"grid_query", R"("in":{"box":[3.5,3.5,4,4]},"out":{"ids":[3,2]})", ""}}),
+      // A contact that begins is missed (E1).
+      grid_session("missed", {{"grid_move", R"("in":{"id":3,"box":[0,0,0.5,0.5]},"out":{})", ""},
+                              {"grid_update", R"("out":{"began":[],"ended":[]})", "E1"}}),
+      // A pair reported twice in one update, as (1, 3) and (3, 1) (E1).
+      grid_session("twice", {{"grid_move", R"("in":{"id":3,"box":[0,0,0.5,0.5]},"out":{})", ""},
+                             {"grid_update", R"("out":{"began":[[1,3],[3,1]],"ended":[]})", "E1"}}),
+      // A contact that began already begins again (E1).
+      grid_session("again", {{"grid_move", R"("in":{"id":1,"box":[0,0,1.5,1.5]},"out":{})", ""},
+                             {"grid_update", R"("out":{"began":[[1,2]],"ended":[]})", "E1"}}),
+      // A pair whose boxes do not overlap (E1).
+      grid_session("apart", {{"grid_update", R"("out":{"began":[[1,3]],"ended":[]})", "E1"}}),
+      // Separated boxes whose pair is not ended (E1), and a removed box whose pair is not ended (E1).
+      grid_session("separated", {{"grid_move", R"("in":{"id":2,"box":[5,5,6,6]},"out":{})", ""},
+                                 {"grid_update", R"("out":{"began":[],"ended":[]})", "E1"}}),
+      grid_session("removed", {{"grid_remove", R"("in":{"id":1},"out":{})", ""},
+                               {"grid_update", R"("out":{})", "E1"}}),
+      // A pair the filters refuse is reported (E8); a filter change that refuses a contact must end it (E8).
+      grid_session("filtered", {{"grid_add", R"("in":{"id":4,"box":[0,0,1,1],"group":2,"mask":2},"out":{})", ""},
+                                {"grid_update", R"("out":{"began":[[1,4]],"ended":[]})", "E8"}}),
+      grid_session("refiltered", {{"grid_set_filter", R"("in":{"id":2,"group":2,"mask":2},"out":{})", ""},
+                                  {"grid_update", R"("out":{"began":[],"ended":[]})", "E8"}}),
+      // Ids that are not live: an event naming one (E3), a move of a removed id that succeeds (E3), one
+      // that is refused (right), a remove of a live id that is refused (E3).
+      grid_session("stale", {{"grid_update", R"("out":{"began":[[1,99]],"ended":[]})", "E3"},
+                             {"grid_remove", R"("in":{"id":3},"out":{})", ""},
+                             {"grid_move", R"("in":{"id":3,"box":[0,0,1,1]},"out":{})", "E3"},
+                             {"grid_move", R"("in":{"id":3,"box":[0,0,1,1]},"out":{"error":"NotFound"})", ""},
+                             {"grid_remove", R"("in":{"id":1},"out":{"error":"NotFound"})", "E3"}}),
+      // Payloads: ended carries the payload as at the last update, not the one set since (E7).
+      grid_session("payload", {{"grid_set_user", R"("in":{"id":1,"user":70},"out":{})", ""},
+                               {"grid_move", R"("in":{"id":2,"box":[5,5,6,6]},"out":{})", ""},
+                               {"grid_update", R"("out":{"began":[],"ended":[[1,2,70,8]]})", "E7"}}),
+      // A query answers on the boxes as last given, before the update (E11).
+      grid_session("query", {{"grid_move", R"("in":{"id":3,"box":[0,0,0.5,0.5]},"out":{})", ""},
+                             {"grid_query", R"("in":{"box":[0,0,0.25,0.25]},"out":{"ids":[1]})", "E11"}}),
+      // An invalid box must be refused (B6), and is judged so when it is.
+      grid_session("invalid", {{"grid_add", R"("in":{"id":5,"box":[1,0,0,1]},"out":{})", "B6"},
+                               {"grid_add", R"("in":{"id":6,"box":[0,0,"NaN",1]},"out":{"error":"InvalidArgument"})", ""}}),
+  };
+  std::string text;
+  std::map<std::uint64_t, std::string> want;
+  std::uint64_t line = 0;
+  for (const auto& session : sessions) {
+    for (const auto& [record, clause] : session) {
+      text += record + "\n";
+      ++line;
+      if (!clause.empty()) want[line] = clause;
+    }
+  }
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u) << (a.report.bad_examples.empty() ? "" : a.report.bad_examples[0].reason);
+  EXPECT_EQ(a.report.judged, line);
+  EXPECT_EQ(violations(a.report), want);
+  for (const auto& [l, clause] : want) {
+    const Counterexample* c = example_at(a.report, l);
+    ASSERT_NE(c, nullptr) << l;
+    EXPECT_EQ(c->message.rfind(clause + " ", 0), 0u) << c->message;
+  }
+}
+
+TEST(Records, GridEventsAndStatelessBroadphaseRecordsMix) {  // A1
+  // find_pairs and query carry no session; the grid's events do, in the same contract.
+  const std::string text = pairs_record("[[0,0,1,1],[1,0,2,1]]", "[[0,1]]") + "\n" +
+                           grid_event("g", 0, "grid_create", R"("in":{"dims":3,"h":0.5})") + "\n" +
+                           pairs_record("[[0,0,1,1],[1,0,2,1]]", "[]") + "\n" +
+                           grid_event("g", 1, "grid_add", R"("in":{"id":-4,"box":[0,0,0,1,1,1]},"out":{})") + "\n" +
+                           grid_event("g", 2, "grid_add", R"("in":{"id":9223372036854775807,"box":[1,1,1,2,2,2]},"out":{})") + "\n" +
+                           grid_event("g", 3, "grid_update", R"("out":{"began":[[9223372036854775807,-4]]})") + "\n" +
+                           grid_event("g", 4, "grid_end") + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.bad, 0u) << (a.report.bad_examples.empty() ? "" : a.report.bad_examples[0].reason);
+  EXPECT_EQ(a.report.judged, 7u);
+  EXPECT_EQ(violations(a.report), (std::map<std::uint64_t, std::string>{{3, "B1"}}));
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Regenerating the fixtures (node and gcc are not on a fresh Debian: skipped there, visibly)
 
 bool have(const char* tool) {
@@ -1002,6 +1147,60 @@ TEST(BadInput, BroadphaseRecordsThatCannotBeReadAreReportedWithTheirLine) {  // 
   }
 }
 
+TEST(BadInput, GridEventsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A2
+  // Each case is a session of its own; its last line is the bad one. A bad event ends its session's
+  // judging, so nothing after it is judged wrong because of it (the next line, kGood, is judged).
+  const std::string create = R"("in":{"dims":2,"h":1.0})";
+  const std::string add = R"("in":{"id":1,"box":[0,0,1,1]},"out":{})";
+  const std::vector<BadCase> cases = {
+      {grid_event("a", 0, "grid_add", add), BadKind::kBadField, "first event must be \"grid_create\""},
+      {grid_event("b", 0, "grid_create", R"("in":{"dims":4,"h":1.0})"), BadKind::kBadField, "in.dims = 4 is not 2 or 3"},
+      {grid_event("c", 0, "grid_create", R"("in":{"dims":2,"h":0.0})"), BadKind::kBadField, "is not a valid cell size"},
+      {grid_event("d", 0, "grid_create", R"("in":{"dims":2})"), BadKind::kMissingField, "missing field in.h"},
+      {grid_event("e", 0, "grid_create", create) + "\n" + grid_event("e", 1, "grid_add", R"("in":{"box":[0,0,1,1]},"out":{})"),
+       BadKind::kMissingField, "missing field in.id"},
+      {grid_event("f", 0, "grid_create", create) + "\n" + grid_event("f", 1, "grid_add", R"("in":{"id":1,"box":[0,0,1]},"out":{})"),
+       BadKind::kBadField, "in.box holds 3 reals; this 2-D grid needs 4"},
+      {grid_event("g", 0, "grid_create", create) + "\n" + grid_event("g", 1, "grid_add", add) + "\n" +
+           grid_event("g", 2, "grid_add", add),
+       BadKind::kBadField, "in.id 1 is live already (added at line"},
+      {grid_event("h", 0, "grid_create", create) + "\n" + grid_event("h", 1, "grid_add", R"("in":{"id":1.0,"box":[0,0,1,1]},"out":{})"),
+       BadKind::kInexactNumber, "is a real-number literal"},
+      {grid_event("i", 0, "grid_create", create) + "\n" + grid_event("i", 1, "grid_update", R"("out":{"began":[[1]]})"),
+       BadKind::kBadField, "out.began[0] is an array, not an array of 2 integers"},
+      {grid_event("j", 0, "grid_create", create) + "\n" + grid_event("j", 1, "grid_update", R"("out":{"error":"ResourceExhausted","began":[]})"),
+       BadKind::kBadField, "out has both an error and events"},
+      {grid_event("k", 0, "grid_create", create) + "\n" + grid_event("k", 1, "grid_add", R"("in":{"id":1,"box":[0,0,1,1],"mask":-1},"out":{})"),
+       BadKind::kInexactNumber, "in.mask"},
+      {grid_event("l", 0, "grid_create", create) + "\n" + grid_event("l", 1, "grid_create", create),
+       BadKind::kBadField, "grid_create in a session that has its grid already"},
+      {grid_event("m", 0, "grid_create", create) + "\n" + grid_event("m", 1, "grid_query", R"("in":{"box":[0,0,1,1]},"out":{})"),
+       BadKind::kMissingField, "missing field out.ids"},
+  };
+  std::string text;
+  std::vector<std::uint64_t> bad_lines;
+  std::uint64_t line = 0;
+  for (const BadCase& c : cases) {
+    line += lines_of(c.line).size();
+    bad_lines.push_back(line);
+    text += c.line + "\n" + kGood + "\n";
+    ++line;
+  }
+  // After its bad event, session "g" is no longer judged: a later event is reported, not judged wrongly.
+  text += grid_event("g", 3, "grid_update", R"("out":{"began":[[5,6]]})") + "\n";
+  const Audit a = audit(text);
+  EXPECT_EQ(a.report.violating, 0u);
+  EXPECT_EQ(a.report.bad, cases.size() + 1);
+  ASSERT_EQ(a.report.bad_examples.size(), cases.size() + 1);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(a.report.bad_examples[i].line, bad_lines[i]);
+    EXPECT_NE(a.report.bad_examples[i].reason.find(cases[i].reason), std::string::npos)
+        << "line " << bad_lines[i] << ": " << a.report.bad_examples[i].reason;
+  }
+  EXPECT_NE(a.report.bad_examples.back().reason.find("session \"g\" is no longer judged"), std::string::npos)
+      << a.report.bad_examples.back().reason;
+}
+
 TEST(BadInput, BlankLinesAndCarriageReturnsAreNotRecords) {  // A1
   const Audit a = audit(std::string("\n  \n") + kGood + "\r\n\t\n" + kGood);
   EXPECT_EQ(a.report.lines, 5u);
@@ -1095,17 +1294,26 @@ TEST(Records, EveryTracedContractHasItsGeneratedClauseTable) {
   // The tables are generated from docs/<c>.md at build time (audit/clause_table.cmake, tested on its own
   // by audit/clause_table_generator); here, that each traced contract got one, in report order, with its
   // clause letter and its ids numbered from 1.
-  const std::map<std::string, char> letter = {
-      {"decompose", 'D'}, {"cover", 'C'}, {"broadphase", 'B'}, {"commit", 'T'}, {"rebase", 'R'}};
+  // Broadphase has two families, B (find_pairs) and then E (the persistent grid), each from 1.
+  const std::map<std::string, std::string> letters = {
+      {"decompose", "D"}, {"cover", "C"}, {"broadphase", "BE"}, {"commit", "T"}, {"rebase", "R"}};
   std::vector<std::string> order;
   for (const auto& c : lwc::contracts::traced_contracts()) {
     order.emplace_back(c.contract);
-    ASSERT_EQ(letter.count(std::string(c.contract)), 1u) << c.contract;
+    ASSERT_EQ(letters.count(std::string(c.contract)), 1u) << c.contract;
     ASSERT_FALSE(c.clauses.empty()) << c.contract;
+    const std::string& family = letters.at(std::string(c.contract));
+    std::size_t f = 0;
+    std::size_t n = 0;
     for (std::size_t i = 0; i < c.clauses.size(); ++i) {
-      EXPECT_EQ(c.clauses[i].id, std::string(1, letter.at(std::string(c.contract))) + std::to_string(i + 1));
+      if (c.clauses[i].id[0] != family[f] && f + 1 < family.size() && n > 0) {
+        ++f;
+        n = 0;
+      }
+      EXPECT_EQ(c.clauses[i].id, std::string(1, family[f]) + std::to_string(++n));
       EXPECT_FALSE(c.clauses[i].statement.empty()) << c.clauses[i].id;
     }
+    EXPECT_EQ(f + 1, family.size()) << c.contract << ": every family of clauses has its table";
   }
   EXPECT_EQ(order, (std::vector<std::string>{"decompose", "cover", "broadphase", "commit", "rebase"}));
 }

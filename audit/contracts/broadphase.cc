@@ -7,6 +7,19 @@
 //   query        the boxes, a probe box and the ids the query reported                         B10
 // The oracle tests every pair, O(n^2): a record may hold at most kMaxBoxes boxes. B5-B9, B11 and B12
 // (cell sizes, budgets, registration, stats) are properties of lwc's grid, judged by its properties.
+//
+// A persistent grid (docs/broadphase.md, E-clauses) is traced as sessions ("session", "seq", as rebase's),
+// each judged against lwc.contracts.broadphase's PersistentModel; boxes are named by the engine's own ids:
+//   grid_create      the grid's dimension and cell size                                      (no clause)
+//   grid_add         an id, its box, payload and filter (optional); OK or an error            B6 (invalid box)
+//   grid_move        an id and its new box; OK or an error                                    E3, B6
+//   grid_remove      an id; OK or an error                                                     E3
+//   grid_set_filter  an id, its new group and mask; grid_set_user: its new payload            E3
+//   grid_update      the began and ended pairs the engine reported (payloads optional)        E1 E3 E7 E8
+//   grid_query       a box and the ids the query reported, on the boxes as last given         E11
+//   grid_end         the session ends                                                          (no clause)
+// E2, E4-E6, E9, E10 and E12 (the pair list, refused updates, cost, swept candidates, rays, floats,
+// allocation) are not traced.
 module;
 #include <algorithm>
 #include <array>
@@ -15,6 +28,10 @@ module;
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,6 +46,7 @@ module;
 #include "lwc/exact_fp.h"
 module lwc.contracts.audit;
 
+import lwc.decompose;
 import lwc.broadphase;
 import lwc.contracts.broadphase;
 
@@ -42,6 +60,7 @@ using contracts::TraceRecord;
 // report prints each clause as the spec states it, and a clause added to the spec is audited under it.
 constexpr contracts::Clause kClauses[] = {
 #include "audit/clauses/broadphase.inc"
+#include "audit/clauses/broadphase_grid.inc"
 };
 
 constexpr std::string_view kPairsClauses[] = {"B1", "B2", "B3", "B4"};
@@ -336,15 +355,575 @@ absl::Status judge_query(const TraceRecord& r, Judgement& j) {
   return absl::OkStatus();
 }
 
+// ---------------------------------------------------------------------------------------------------
+// The persistent grid's sessions (E-clauses): the engine's ids are mapped to the model's objects (numbered
+// by successful adds); an id names one box from its add to its remove and may name another box later.
+
+constexpr std::string_view kInvalidBoxClauses[] = {"B6"};
+constexpr std::string_view kHandleClauses[] = {"E3"};
+constexpr std::string_view kUpdateClauses[] = {"E1", "E3", "E8"};
+constexpr std::string_view kUpdatePayloadClauses[] = {"E1", "E3", "E7", "E8"};
+constexpr std::string_view kGridQueryClauses[] = {"E11"};
+
+// A session's model is brute force over every box it ever held, O(n^2) per update: a session may add at
+// most this many boxes.
+constexpr std::size_t kMaxGridObjects = 4096;
+
+using contracts::ObjectPair;
+
+class GridSession final : public contracts::Session {
+ public:
+  std::size_t dims = 0;  // 0 until grid_create
+  std::optional<contracts::PersistentModel<2>> model2;
+  std::optional<contracts::PersistentModel<3>> model3;
+  std::map<std::int64_t, std::size_t> live;       // id -> object, the boxes as last given (S')
+  std::map<std::int64_t, std::size_t> committed;  // id -> object, the boxes at the last update (S)
+  std::vector<std::int64_t> id_of;                // object -> the engine's id
+  std::vector<std::uint64_t> added_at;            // object -> line of its add
+  std::map<std::int64_t, std::uint64_t> removed_at;  // id -> line of its last remove, while not live
+  std::map<ObjectPair, std::uint64_t> began_at;   // the model's pair set S, each with the line it began at
+  // The pair set as the engine's own events built it, and the line at which it first differed from the
+  // model's (0 while they agree): an update that is right by the engine's own pair set follows that line.
+  std::set<ObjectPair> engine_pairs;
+  std::uint64_t diverged_at = 0;
+};
+
+std::unique_ptr<contracts::Session> open_grid_session() { return std::make_unique<GridSession>(); }
+
+GridSession& grid_state(contracts::Session& s) { return static_cast<GridSession&>(s); }
+
+template <std::size_t D>
+contracts::PersistentModel<D>& grid_model(GridSession& s) {
+  if constexpr (D == 2) {
+    return *s.model2;
+  } else {
+    return *s.model3;
+  }
+}
+
+// Runs `f.template operator()<D>()` for the session's dimension; FailedPrecondition before grid_create.
+template <typename F>
+absl::Status with_grid(GridSession& s, F&& f) {
+  if (s.dims == 2) return f.template operator()<2>();
+  if (s.dims == 3) return f.template operator()<3>();
+  return absl::FailedPreconditionError("the session's first event must be \"grid_create\" (dims and cell size h)");
+}
+
+// in.box: 2 * D reals, [min..., max...]. `valid`: finite with min <= max on every axis (else B6: refused).
+template <std::size_t D>
+absl::Status read_grid_box(const TraceRecord& r, Box<D>& box, bool& valid) {
+  std::vector<double> flat;
+  LWC_RETURN_IF_ERROR(r.reals("in", "box", flat));
+  if (flat.size() != 2 * D) {
+    return absl::InvalidArgumentError(absl::StrCat("in.box holds ", flat.size(), " reals; this ", D, "-D grid needs ", 2 * D));
+  }
+  valid = true;
+  for (std::size_t k = 0; k < D; ++k) {
+    box.min[k] = flat[k];
+    box.max[k] = flat[D + k];
+    valid = valid && lwc::fp::is_finite(box.min[k]) && lwc::fp::is_finite(box.max[k]) && box.min[k] <= box.max[k];
+  }
+  return absl::OkStatus();
+}
+
+// out: {} (the call succeeded) or {"error": ...} (any error, by the rule of every op).
+absl::StatusOr<bool> read_refused(const TraceRecord& r) {
+  if (!r.has("out", "error")) return false;
+  LWC_ASSIGN_OR_RETURN(const TracedError error, read_error(r, "out"));
+  (void)error;
+  return true;
+}
+
+std::string id_pair_text(const GridSession& s, const ObjectPair& p) {
+  return absl::StrCat("(", s.id_of[p.first], ", ", s.id_of[p.second], ")");
+}
+
+std::string id_pairs_text(const GridSession& s, const std::vector<ObjectPair>& pairs) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < pairs.size() && i < 8; ++i) absl::StrAppend(&out, i > 0 ? ", " : "", id_pair_text(s, pairs[i]));
+  if (pairs.size() > 8) absl::StrAppend(&out, ", ... ", pairs.size(), " pairs");
+  return out + "]";
+}
+
+// The engine's events as written (ids, without payloads): "[(11, 10), (11, 12), ... 40 pairs]".
+std::string raw_pairs_text(const std::vector<std::int64_t>& raw, std::size_t width) {
+  std::string out = "[";
+  const std::size_t n = raw.size() / width;
+  for (std::size_t i = 0; i < n && i < 8; ++i) absl::StrAppend(&out, i > 0 ? ", " : "", pair_text(raw[i * width], raw[i * width + 1]));
+  if (n > 8) absl::StrAppend(&out, ", ... ", n, " pairs");
+  return out + "]";
+}
+
+// Why `id` is not live: "removed at line N", or "never added".
+std::string not_live_text(const GridSession& s, std::int64_t id) {
+  const auto at = s.removed_at.find(id);
+  if (at != s.removed_at.end()) return absl::StrCat("removed at line ", at->second);
+  return "never added";
+}
+
+// An op on an id that is not live must be refused (E3): clean when it was, a violation when it succeeded.
+void judge_not_live(const GridSession& s, std::string_view op, std::int64_t id, bool refused, Judgement& j) {
+  j.checked = kHandleClauses;
+  if (refused) return;
+  j.verdict = absl::InvalidArgumentError(absl::StrCat("E3 handle safety: ", std::string(op), " of id ", id, ", which is not live (",
+                                                      not_live_text(s, id), "), succeeded; an op with an id that is not "
+                                                      "live must be refused (NotFound) and change nothing"));
+  j.input = absl::StrCat("id ", id);
+  j.expected = "an error (NotFound)";
+  j.got = "OK";
+}
+
+// grid_create: {"in": {"dims": 2 | 3, "h": cell size}}
+absl::Status on_grid_create(const TraceRecord& r, contracts::Session& session, Judgement&) {
+  GridSession& s = grid_state(session);
+  if (s.dims != 0) return absl::InvalidArgumentError("grid_create in a session that has its grid already");
+  LWC_ASSIGN_OR_RETURN(const std::int64_t dims, r.int64("in", "dims"));
+  if (dims != 2 && dims != 3) return absl::InvalidArgumentError(absl::StrCat("in.dims = ", dims, " is not 2 or 3"));
+  LWC_ASSIGN_OR_RETURN(const double h, r.real("in", "h"));
+  const absl::StatusOr<CellSize> cell = CellSize::create(h);
+  if (!cell.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("in.h = ", real_text(h), " is not a valid cell size (finite, > 0)"));
+  }
+  // Every valid box is accepted (coarser levels, B11) and the budgets are lwc's defaults, which a session
+  // of at most kMaxGridObjects boxes cannot exceed: the engine's own budgets are not in the trace, so the
+  // model refuses nothing a budget would.
+  GridConfig config{.cell_size = *cell, .oversize = Oversize::kCoarserLevels};
+  s.dims = static_cast<std::size_t>(dims);
+  if (dims == 2) {
+    s.model2.emplace(config);
+  } else {
+    s.model3.emplace(config);
+  }
+  return absl::OkStatus();
+}
+
+// grid_add: {"in": {"id", "box", "user" (optional), "group" (optional), "mask" (optional)}, "out": {} | {"error"}}
+absl::Status on_grid_add(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+  GridSession& s = grid_state(session);
+  return with_grid(s, [&]<std::size_t D>() -> absl::Status {
+    LWC_ASSIGN_OR_RETURN(const std::int64_t id, r.int64("in", "id"));
+    if (const auto at = s.live.find(id); at != s.live.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("in.id ", id, " is live already (added at line ", s.added_at[at->second],
+                                                     "): an id names one box from its add to its remove"));
+    }
+    Box<D> box{};
+    bool valid = false;
+    LWC_RETURN_IF_ERROR(read_grid_box<D>(r, box, valid));
+    UserData user = 0;
+    Filter filter;
+    if (r.has("in", "user")) {
+      LWC_ASSIGN_OR_RETURN(const std::uint64_t u, r.uint64("in", "user"));
+      user = static_cast<UserData>(u);
+    }
+    if (r.has("in", "group")) {
+      LWC_ASSIGN_OR_RETURN(filter.group, r.uint64("in", "group"));
+    }
+    if (r.has("in", "mask")) {
+      LWC_ASSIGN_OR_RETURN(filter.mask, r.uint64("in", "mask"));
+    }
+    LWC_ASSIGN_OR_RETURN(const bool refused, read_refused(r));
+    if (!valid) {
+      j.checked = kInvalidBoxClauses;
+      if (!refused) {
+        j.verdict = absl::InvalidArgumentError(absl::StrCat("B6 rejection without partial output: grid_add of id ", id, " with box ",
+                                                            box_text<D>(box), " (not finite with min <= max) succeeded"));
+        j.input = absl::StrCat("id ", id, ", box ", box_text<D>(box));
+        j.expected = "an error (InvalidArgument)";
+        j.got = "OK";
+      }
+      return absl::OkStatus();  // the model holds no such box: later events naming the id are judged under E3
+    }
+    if (refused) return absl::OkStatus();  // a refusal of a valid box is a budget's (B7), not in the trace: nothing added (E4)
+    if (s.id_of.size() >= kMaxGridObjects) {
+      return absl::ResourceExhaustedError(absl::StrCat("the session adds more than ", kMaxGridObjects,
+                                                       " boxes (its model is brute force over every box it held)"));
+    }
+    if (grid_model<D>(s).insert(box, user, filter) != absl::StatusCode::kOk) {
+      return absl::InvalidArgumentError(absl::StrCat("in.box ", box_text<D>(box), " cannot be placed at this cell size"));
+    }
+    s.live[id] = s.id_of.size();
+    s.id_of.push_back(id);
+    s.added_at.push_back(j.line);
+    s.removed_at.erase(id);
+    return absl::OkStatus();
+  });
+}
+
+// grid_move: {"in": {"id", "box"}, "out": {} | {"error"}}
+absl::Status on_grid_move(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+  GridSession& s = grid_state(session);
+  return with_grid(s, [&]<std::size_t D>() -> absl::Status {
+    LWC_ASSIGN_OR_RETURN(const std::int64_t id, r.int64("in", "id"));
+    Box<D> box{};
+    bool valid = false;
+    LWC_RETURN_IF_ERROR(read_grid_box<D>(r, box, valid));
+    LWC_ASSIGN_OR_RETURN(const bool refused, read_refused(r));
+    const auto at = s.live.find(id);
+    if (at == s.live.end()) {
+      judge_not_live(s, "grid_move", id, refused, j);
+      return absl::OkStatus();
+    }
+    if (!valid) {
+      j.checked = kInvalidBoxClauses;
+      if (!refused) {
+        j.verdict = absl::InvalidArgumentError(absl::StrCat("B6 rejection without partial output: grid_move of id ", id, " to box ",
+                                                            box_text<D>(box), " (not finite with min <= max) succeeded"));
+        j.input = absl::StrCat("id ", id, ", box ", box_text<D>(box));
+        j.expected = "an error (InvalidArgument)";
+        j.got = "OK";
+      }
+      return absl::OkStatus();
+    }
+    j.checked = kHandleClauses;
+    if (refused) return absl::OkStatus();  // a budget's refusal: the box stays where it was (E4)
+    if (grid_model<D>(s).move(at->second, box, Motion::kTeleport) != absl::StatusCode::kOk) {
+      return absl::InvalidArgumentError(absl::StrCat("in.box ", box_text<D>(box), " cannot be placed at this cell size"));
+    }
+    return absl::OkStatus();
+  });
+}
+
+// grid_remove: {"in": {"id"}, "out": {} | {"error"}}
+absl::Status on_grid_remove(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+  GridSession& s = grid_state(session);
+  return with_grid(s, [&]<std::size_t D>() -> absl::Status {
+    LWC_ASSIGN_OR_RETURN(const std::int64_t id, r.int64("in", "id"));
+    LWC_ASSIGN_OR_RETURN(const bool refused, read_refused(r));
+    const auto at = s.live.find(id);
+    if (at == s.live.end()) {
+      judge_not_live(s, "grid_remove", id, refused, j);
+      return absl::OkStatus();
+    }
+    j.checked = kHandleClauses;
+    if (refused) {
+      j.verdict = absl::InvalidArgumentError(absl::StrCat("E3 handle safety: grid_remove of id ", id, " (live, added at line ",
+                                                          s.added_at[at->second], ") was refused"));
+      j.input = absl::StrCat("id ", id);
+      j.expected = "OK";
+      j.got = "an error";
+      return absl::OkStatus();  // the engine kept the box: so does the model
+    }
+    // Invariant: a live id maps to a live object, which the model removes.
+    if (grid_model<D>(s).remove(at->second) != absl::StatusCode::kOk) {
+      return absl::InternalError(absl::StrCat("the model refused to remove id ", id));
+    }
+    s.removed_at[id] = j.line;
+    s.live.erase(at);
+    return absl::OkStatus();
+  });
+}
+
+// grid_set_filter: {"in": {"id", "group", "mask"}}; grid_set_user: {"in": {"id", "user"}}; "out": {} | {"error"}
+absl::Status on_grid_change(const TraceRecord& r, contracts::Session& session, Judgement& j, bool filter) {
+  GridSession& s = grid_state(session);
+  return with_grid(s, [&]<std::size_t D>() -> absl::Status {
+    LWC_ASSIGN_OR_RETURN(const std::int64_t id, r.int64("in", "id"));
+    Filter f;
+    std::uint64_t user = 0;
+    if (filter) {
+      LWC_ASSIGN_OR_RETURN(f.group, r.uint64("in", "group"));
+      LWC_ASSIGN_OR_RETURN(f.mask, r.uint64("in", "mask"));
+    } else {
+      LWC_ASSIGN_OR_RETURN(user, r.uint64("in", "user"));
+    }
+    LWC_ASSIGN_OR_RETURN(const bool refused, read_refused(r));
+    const auto at = s.live.find(id);
+    const std::string_view op = filter ? "grid_set_filter" : "grid_set_user";
+    if (at == s.live.end()) {
+      judge_not_live(s, op, id, refused, j);
+      return absl::OkStatus();
+    }
+    j.checked = kHandleClauses;
+    if (refused) {
+      j.verdict = absl::InvalidArgumentError(absl::StrCat("E3 handle safety: ", std::string(op), " of id ", id,
+                                                          " (live, added at line ", s.added_at[at->second], ") was refused"));
+      j.input = absl::StrCat("id ", id);
+      j.expected = "OK";
+      j.got = "an error";
+      return absl::OkStatus();
+    }
+    contracts::PersistentModel<D>& m = grid_model<D>(s);
+    // Invariant: a live id maps to a live object, whose filter or payload the model changes.
+    const absl::StatusCode code = filter ? m.set_filter(at->second, f) : m.set_user_data(at->second, static_cast<UserData>(user));
+    if (code != absl::StatusCode::kOk) return absl::InternalError(absl::StrCat("the model refused to change id ", id));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status on_grid_set_filter(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+  return on_grid_change(r, session, j, true);
+}
+
+absl::Status on_grid_set_user(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+  return on_grid_change(r, session, j, false);
+}
+
+template <std::size_t D>
+bool boxes_meet(const Box<D>& a, const Box<D>& b) {
+  for (std::size_t k = 0; k < D; ++k) {
+    if (a.max[k] < b.min[k] || b.max[k] < a.min[k]) return false;
+  }
+  return true;
+}
+
+// One clause's findings in one update, gathered so that each clause is reported once per record with all
+// it found ("E1 events: began (3, 5) missing; ended (1, 2) reported twice").
+struct ClauseFindings {
+  std::string_view id;
+  std::string_view title;
+  std::vector<std::string> parts;
+};
+
+// Reads out.<key>: pairs of ids [[a, b], ...] or, with payloads, [[a, b, user_a, user_b], ...].
+absl::Status read_events(const TraceRecord& r, std::string_view key, std::vector<std::int64_t>& flat, std::size_t& width,
+                         bool& with_payloads) {
+  if (!r.has("out", key)) {
+    flat.clear();
+    return absl::OkStatus();  // no such events
+  }
+  const absl::Status two = r.int64_tuples("out", key, 2, flat);
+  if (two.ok()) {
+    width = 2;
+    return absl::OkStatus();
+  }
+  if (!r.int64_tuples("out", key, 4, flat).ok()) return two;
+  width = 4;
+  with_payloads = true;
+  return absl::OkStatus();
+}
+
+// grid_update: {"out": {"began": [[a, b], ...], "ended": [[a, b], ...]} (ids; each pair in either order;
+//               [a, b, user_a, user_b] carries the payloads) | {"error"}}
+absl::Status on_grid_update(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+  GridSession& s = grid_state(session);
+  return with_grid(s, [&]<std::size_t D>() -> absl::Status {
+    LWC_ASSIGN_OR_RETURN(const bool refused, read_refused(r));
+    if (refused) {
+      if (r.has("out", "began") || r.has("out", "ended")) return absl::InvalidArgumentError("out has both an error and events");
+      return absl::OkStatus();  // a budget's refusal changes nothing (E4): the events stay pending
+    }
+    std::vector<std::int64_t> began_raw;
+    std::vector<std::int64_t> ended_raw;
+    std::size_t began_width = 2;
+    std::size_t ended_width = 2;
+    bool with_payloads = false;
+    LWC_RETURN_IF_ERROR(read_events(r, "began", began_raw, began_width, with_payloads));
+    LWC_RETURN_IF_ERROR(read_events(r, "ended", ended_raw, ended_width, with_payloads));
+    j.checked = with_payloads ? std::span<const std::string_view>(kUpdatePayloadClauses) : std::span<const std::string_view>(kUpdateClauses);
+
+    contracts::PersistentModel<D>& m = grid_model<D>(s);
+    const std::vector<typename contracts::PersistentModel<D>::Object> before = m.objects();
+    const typename contracts::PersistentModel<D>::Update want = m.update();
+    if (want.code != absl::StatusCode::kOk) {
+      return absl::InternalError(absl::StrCat("the model refused the update (", absl::StatusCodeToString(want.code), ")"));
+    }
+    const std::vector<typename contracts::PersistentModel<D>::Object>& after = m.objects();
+    const std::set<ObjectPair> want_began(want.began.begin(), want.began.end());
+    const std::set<ObjectPair> want_ended(want.ended.begin(), want.ended.end());
+
+    ClauseFindings e1{"E1", "events", {}};
+    ClauseFindings e3{"E3", "handle safety", {}};
+    ClauseFindings e7{"E7", "payloads", {}};
+    ClauseFindings e8{"E8", "filtering", {}};
+    // Maps the engine's pairs to objects: began through the boxes as now (S'), ended through the boxes at
+    // the last update (S).
+    const auto map_events = [&](std::string_view what, const std::vector<std::int64_t>& raw, std::size_t width,
+                                const std::map<std::int64_t, std::size_t>& ids, std::set<ObjectPair>& got) {
+      std::uint64_t twice = 0;
+      std::string first_twice;
+      for (std::size_t i = 0; i + width <= raw.size(); i += width) {
+        const std::int64_t a = raw[i];
+        const std::int64_t b = raw[i + 1];
+        if (a == b) {
+          e1.parts.push_back(absl::StrCat(std::string(what), " pair (", a, ", ", b, ") of a box with itself"));
+          continue;
+        }
+        const auto oa = ids.find(a);
+        const auto ob = ids.find(b);
+        if (oa == ids.end() || ob == ids.end()) {
+          const std::int64_t unknown = oa == ids.end() ? a : b;
+          e3.parts.push_back(absl::StrCat(std::string(what), " pair (", a, ", ", b, ") names id ", unknown, ", which ",
+                                          what == "began" ? "is not live" : "was not live at the last update",
+                                          what == "began" ? absl::StrCat(" (", not_live_text(s, unknown), ")") : std::string()));
+          continue;
+        }
+        const ObjectPair p{std::min(oa->second, ob->second), std::max(oa->second, ob->second)};
+        if (!got.insert(p).second && twice++ == 0) first_twice = absl::StrCat("(", a, ", ", b, ")");
+        if (width == 4) {
+          // E7: began carries the payloads as now, ended as at the last update (the model's user_then).
+          // A payload is written as an int64: one of 2^63 or more as its two's complement.
+          const bool ended = what == "ended";
+          const UserData ua = ended ? before[oa->second].user_then : after[oa->second].user_now;
+          const UserData ub = ended ? before[ob->second].user_then : after[ob->second].user_now;
+          if (static_cast<UserData>(raw[i + 2]) != ua || static_cast<UserData>(raw[i + 3]) != ub) {
+            e7.parts.push_back(absl::StrCat(std::string(what), " pair (", a, ", ", b, ") carries payloads (",
+                                            static_cast<std::uint64_t>(raw[i + 2]), ", ", static_cast<std::uint64_t>(raw[i + 3]),
+                                            "), expected (", ua, ", ", ub, ")", ended ? " (as at the last update)" : " (as now)"));
+          }
+        }
+      }
+      if (twice > 0) {
+        e1.parts.push_back(absl::StrCat(twice, " ", std::string(what), " pairs reported twice in this update (the first ",
+                                        first_twice, ")"));
+      }
+    };
+    std::set<ObjectPair> got_began;
+    std::set<ObjectPair> got_ended;
+    map_events("began", began_raw, began_width, s.live, got_began);
+    map_events("ended", ended_raw, ended_width, s.committed, got_ended);
+
+    const auto passes_now = [&](const ObjectPair& p) { return passes(after[p.first].filter_now, after[p.second].filter_now); };
+    const auto passed_then = [&](const ObjectPair& p) { return passes(before[p.first].filter_then, before[p.second].filter_then); };
+    const auto meet_now = [&](const ObjectPair& p) {
+      return after[p.first].live && after[p.second].live && boxes_meet<D>(after[p.first].now, after[p.second].now);
+    };
+    const auto met_then = [&](const ObjectPair& p) {
+      return before[p.first].committed && before[p.second].committed && boxes_meet<D>(before[p.first].then, before[p.second].then);
+    };
+    const auto since = [&](const ObjectPair& p) {
+      const auto at = s.began_at.find(p);
+      return at == s.began_at.end() ? std::string() : absl::StrCat(" (in contact since line ", at->second, ")");
+    };
+    for (const ObjectPair& p : want_began) {
+      if (got_began.count(p) != 0) continue;
+      if (met_then(p) && !passed_then(p)) {
+        e8.parts.push_back(absl::StrCat("began ", id_pair_text(s, p), " missing: the filter change admits the overlapping pair"));
+      } else {
+        e1.parts.push_back(absl::StrCat("began ", id_pair_text(s, p), " missing: the boxes overlap now and did not at the last update"));
+      }
+    }
+    for (const ObjectPair& p : got_began) {
+      if (want_began.count(p) != 0) continue;
+      if (s.began_at.count(p) != 0 && meet_now(p) && passes_now(p)) {
+        e1.parts.push_back(absl::StrCat("began ", id_pair_text(s, p), " reported again, but the pair is in contact already", since(p)));
+      } else if (meet_now(p) && !passes_now(p)) {
+        e8.parts.push_back(absl::StrCat("began ", id_pair_text(s, p), " reported, but the filters refuse the pair (group & mask)"));
+      } else {
+        e1.parts.push_back(absl::StrCat("began ", id_pair_text(s, p), " reported, but the boxes do not overlap"));
+      }
+    }
+    for (const ObjectPair& p : want_ended) {
+      if (got_ended.count(p) != 0) continue;
+      if (meet_now(p) && !passes_now(p)) {
+        e8.parts.push_back(absl::StrCat("ended ", id_pair_text(s, p), " missing: the filter change refuses the pair", since(p)));
+      } else {
+        e1.parts.push_back(absl::StrCat("ended ", id_pair_text(s, p), " missing: ",
+                                        meet_now(p) ? "" : (after[p.first].live && after[p.second].live ? "the boxes separated" : "a box was removed"),
+                                        since(p)));
+      }
+    }
+    for (const ObjectPair& p : got_ended) {
+      if (want_ended.count(p) != 0) continue;
+      e1.parts.push_back(absl::StrCat("ended ", id_pair_text(s, p), " reported, but ",
+                                      s.began_at.count(p) == 0 ? "the pair was not in contact" : "the pair is still in contact"));
+    }
+
+    // The knock-on test: an update right by the engine's own pair set follows the first divergence.
+    std::set<ObjectPair> now_pairs;
+    for (const ObjectPair& p : m.pairs()) now_pairs.insert(p);
+    bool by_engine = e3.parts.empty() && e7.parts.empty();
+    for (const ObjectPair& p : now_pairs) by_engine = by_engine && (s.engine_pairs.count(p) != 0 || got_began.count(p) != 0);
+    for (const ObjectPair& p : got_began) by_engine = by_engine && now_pairs.count(p) != 0 && s.engine_pairs.count(p) == 0;
+    for (const ObjectPair& p : s.engine_pairs) by_engine = by_engine && (now_pairs.count(p) != 0 || got_ended.count(p) != 0);
+    for (const ObjectPair& p : got_ended) by_engine = by_engine && s.engine_pairs.count(p) != 0 && now_pairs.count(p) == 0;
+
+    for (const ClauseFindings* f : {&e1, &e3, &e7, &e8}) {
+      if (f->parts.empty()) continue;
+      std::string message = absl::StrCat(std::string(f->id), " ", std::string(f->title), ": ");
+      for (std::size_t i = 0; i < f->parts.size() && i < 4; ++i) absl::StrAppend(&message, i > 0 ? "; " : "", f->parts[i]);
+      if (f->parts.size() > 4) absl::StrAppend(&message, "; and ", f->parts.size() - 4, " more");
+      violate(j, std::move(message),
+              absl::StrCat("began ", id_pairs_text(s, want.began), ", ended ", id_pairs_text(s, want.ended)),
+              absl::StrCat("began ", raw_pairs_text(began_raw, began_width), ", ended ", raw_pairs_text(ended_raw, ended_width)));
+    }
+    if (!j.verdict.ok()) {
+      j.input = absl::StrCat("update of ", s.live.size(), " live boxes (", D, "-D)");
+      if (s.diverged_at != 0 && by_engine) {
+        j.follows = s.diverged_at;
+      } else {
+        s.diverged_at = j.line;
+      }
+    }
+    // The engine's pair set after its events; the model's, with the line each pair began at.
+    for (const ObjectPair& p : got_ended) s.engine_pairs.erase(p);
+    for (const ObjectPair& p : got_began) s.engine_pairs.insert(p);
+    if (s.engine_pairs == now_pairs) s.diverged_at = 0;
+    for (const ObjectPair& p : want.ended) s.began_at.erase(p);
+    for (const ObjectPair& p : want.began) s.began_at[p] = j.line;
+    s.committed = s.live;
+    return absl::OkStatus();
+  });
+}
+
+// grid_query: {"in": {"box"}, "out": {"ids": [...]}}: the live boxes as last given that overlap the box (E11).
+absl::Status on_grid_query(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+  GridSession& s = grid_state(session);
+  return with_grid(s, [&]<std::size_t D>() -> absl::Status {
+    Box<D> box{};
+    bool valid = false;
+    LWC_RETURN_IF_ERROR(read_grid_box<D>(r, box, valid));
+    if (!valid) return absl::InvalidArgumentError("in.box must be finite with min <= max (B6 is judged by lwc's own properties)");
+    std::vector<std::int64_t> ids;
+    LWC_RETURN_IF_ERROR(r.int64s("out", "ids", ids));
+    const std::vector<std::size_t> want = grid_model<D>(s).query(box);
+    std::set<std::size_t> got;
+    std::vector<std::string> parts;
+    for (const std::int64_t id : ids) {
+      const auto at = s.live.find(id);
+      if (at == s.live.end()) {
+        parts.push_back(absl::StrCat("id ", id, " reported, which is not live (", not_live_text(s, id), ")"));
+      } else if (!got.insert(at->second).second) {
+        parts.push_back(absl::StrCat("id ", id, " reported twice"));
+      }
+    }
+    std::string want_text = "[";
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if (i < 16) absl::StrAppend(&want_text, i > 0 ? ", " : "", s.id_of[want[i]]);
+      if (got.count(want[i]) == 0) parts.push_back(absl::StrCat("id ", s.id_of[want[i]], " missing (its box as last given overlaps)"));
+    }
+    for (const std::size_t o : got) {
+      if (!std::binary_search(want.begin(), want.end(), o)) {
+        parts.push_back(absl::StrCat("id ", s.id_of[o], " reported, but its box as last given does not overlap"));
+      }
+    }
+    if (parts.empty()) return absl::OkStatus();
+    std::string message = "E11 queries: ";
+    for (std::size_t i = 0; i < parts.size() && i < 4; ++i) absl::StrAppend(&message, i > 0 ? "; " : "", parts[i]);
+    if (parts.size() > 4) absl::StrAppend(&message, "; and ", parts.size() - 4, " more");
+    j.verdict = absl::InvalidArgumentError(std::move(message));
+    j.input = absl::StrCat("box ", box_text<D>(box), " over ", s.live.size(), " live boxes");
+    j.expected = want_text + (want.size() > 16 ? ", ...]" : "]");
+    std::string got_text = "[";
+    for (std::size_t i = 0; i < ids.size() && i < 16; ++i) absl::StrAppend(&got_text, i > 0 ? ", " : "", ids[i]);
+    j.got = got_text + (ids.size() > 16 ? ", ...]" : "]");
+    return absl::OkStatus();
+  });
+}
+
+// grid_end: {} — the session ends; its model is released.
+absl::Status on_grid_end(const TraceRecord&, contracts::Session& session, Judgement&) {
+  return with_grid(grid_state(session), []<std::size_t D>() -> absl::Status { return absl::OkStatus(); });
+}
+
+// find_pairs and query are stateless (judge); the grid_ ops are events of a session (event).
 constexpr contracts::RecordKind kKinds[] = {
     {"find_pairs", kPairsClauses, &judge_find_pairs},
     {"query", kQueryClauses, &judge_query},
+    {"grid_create", {}, nullptr, false, &on_grid_create},
+    {"grid_add", {}, nullptr, false, &on_grid_add},
+    {"grid_move", kHandleClauses, nullptr, false, &on_grid_move},
+    {"grid_remove", kHandleClauses, nullptr, false, &on_grid_remove},
+    {"grid_set_filter", kHandleClauses, nullptr, false, &on_grid_set_filter},
+    {"grid_set_user", kHandleClauses, nullptr, false, &on_grid_set_user},
+    {"grid_update", kUpdateClauses, nullptr, false, &on_grid_update},
+    {"grid_query", kGridQueryClauses, nullptr, false, &on_grid_query, true},
+    {"grid_end", {}, nullptr, false, &on_grid_end, false, true},
 };
 
 }  // namespace
 
 const contracts::ContractAudit& broadphase_audit() {
-  static constexpr contracts::ContractAudit kAudit = {"broadphase", kClauses, kKinds};
+  static constexpr contracts::ContractAudit kAudit = {"broadphase", kClauses, kKinds, &open_grid_session};
   return kAudit;
 }
 

@@ -457,7 +457,7 @@ constexpr contracts::RecordKind kKinds[] = {
     {"prepare_failed", kFailedClauses, nullptr, false, &on_prepare_failed},
     {"publish", kPublishClauses, nullptr, false, &on_publish},
     {"pending", kPendingClauses, nullptr, false, &on_pending, true},
-    {"end", {}, nullptr, false, &on_end},
+    {"end", {}, nullptr, false, &on_end, false, true},
 };
 
 }  // namespace

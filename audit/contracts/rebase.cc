@@ -587,7 +587,7 @@ constexpr contracts::RecordKind kKinds[] = {
     {"view", kViewClauses, nullptr, false, &on_view, true},
     {"begin_step", kStepClauses, nullptr, false, &on_begin_step},
     {"end_step", kStepClauses, nullptr, false, &on_end_step},
-    {"end", {}, nullptr, false, &on_end},
+    {"end", {}, nullptr, false, &on_end, false, true},
 };
 
 }  // namespace

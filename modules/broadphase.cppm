@@ -59,6 +59,9 @@ namespace lwc::internal {
 // (z, y, x, id) and a row of cells along x is contiguous. Start flag k is set when the cell is the box's
 // first cell on axis k: then the reference cell of two boxes sharing cell c, max(lo_a, lo_b) per axis,
 // equals c exactly when, on every axis, one of the two boxes starts there (B9).
+// Dense form (a packed key whose range is at most about twice the memberships, as in any populated
+// world): the memberships bucketed by key with a counting sort, one uint32 each, [box id | D start
+// flags], cell k's at members[starts[k], starts[k + 1]); no sort and half the memory of the packed form.
 // Wide form, when the key, id and flags do not fit 64 bits (a world spanning more than ~2^40 cells):
 // the same order on explicit coordinates.
 template <std::size_t D>
@@ -72,6 +75,10 @@ struct Level {
   int id_bits = 0;
   int key_shift = 0;
   int key_bits = 0;
+  std::uint64_t keys = 0;            // packed: the number of keys, one per cell of [origin, top]
+  bool dense = false;
+  std::vector<std::uint32_t> starts;   // dense form: keys + 1 offsets into members
+  std::vector<std::uint32_t> members;  // dense form
   std::vector<std::uint64_t> words;  // packed form
   struct Wide {  // LCOV_EXCL_LINE: clang maps this line to the implicit special members of a trivially copyable type, and the unused ones are never emitted
     std::array<std::int64_t, D> reversed;  // (z, y, x): lexicographic order puts rows along x together
@@ -86,7 +93,12 @@ struct Level {
   Box<D> bounds{};              // union of the residents' boxes
   std::int64_t occupied = 0;
 
-  [[nodiscard]] std::size_t count() const { return packed ? words.size() : wide.size(); }
+  [[nodiscard]] std::size_t count() const { return dense ? members.size() : packed ? words.size() : wide.size(); }
+  [[nodiscard]] std::uint64_t key_of(const std::array<std::int64_t, D>& c) const {
+    std::uint64_t key = 0;
+    for (std::size_t k = 0; k < D; ++k) key += static_cast<std::uint64_t>(c[k] - origin[k]) * stride[k];
+    return key;
+  }
 };
 
 // The work counters of a pairing or probing pass.
@@ -128,8 +140,10 @@ inline void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>
 }
 
 // Key layout of a level from its cell bounds: packed iff the key, the id and D flags fit 64 bits.
+// Dense (a counting sort on the key) when the key range is at most twice the memberships plus 1024 (so
+// its offsets cost at most ~2 uint32 per membership) and a membership fits a uint32.
 template <std::size_t D>
-void plan_keys(Level<D>& level, std::size_t box_count) {
+void plan_keys(Level<D>& level, std::size_t box_count, std::int64_t memberships) {
   level.id_bits = static_cast<int>(std::bit_width(box_count > 1 ? box_count - 1 : std::size_t{1}));
   absl::uint128 cells = 1;
   bool fits = true;
@@ -146,8 +160,12 @@ void plan_keys(Level<D>& level, std::size_t box_count) {
     const auto max_key = static_cast<std::uint64_t>(cells - 1);
     level.key_bits = static_cast<int>(std::bit_width(max_key));
     fits = level.key_bits + level.key_shift <= 64;
+    level.keys = static_cast<std::uint64_t>(cells);
   }
   level.packed = fits;
+  level.dense = fits && level.id_bits + static_cast<int>(D) <= 32 &&
+                memberships <= std::int64_t{std::numeric_limits<std::uint32_t>::max()} &&
+                absl::uint128(level.keys) <= 2 * absl::uint128(static_cast<std::uint64_t>(memberships)) + 1024;
 }
 
 // Calls emit(cell, flags) for every cell of `r`, x fastest, with the start flags of the cell.
@@ -180,9 +198,7 @@ inline void register_box(Level<D>& level, std::uint32_t id, const CellRange<D>& 
   if (level.packed) {
     const std::uint64_t tag = static_cast<std::uint64_t>(id) << D;
     for_each_cell<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t flags) {
-      std::uint64_t key = 0;
-      for (std::size_t k = 0; k < D; ++k) key += static_cast<std::uint64_t>(c[k] - level.origin[k]) * level.stride[k];
-      level.words.push_back((key << level.key_shift) | tag | flags);
+      level.words.push_back((level.key_of(c) << level.key_shift) | tag | flags);
     });
   } else {
     for_each_cell<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t flags) {
@@ -198,7 +214,11 @@ inline void register_box(Level<D>& level, std::uint32_t id, const CellRange<D>& 
 // Sorts the level's memberships by (cell, id) and counts its occupied cells.
 template <std::size_t D>
 void sort_level(Level<D>& level) {
-  if (level.packed) {
+  if (level.dense) {
+    std::int64_t cells = 0;
+    for (std::uint64_t k = 0; k < level.keys; ++k) cells += level.starts[k + 1] != level.starts[k] ? 1 : 0;
+    level.occupied = cells;
+  } else if (level.packed) {
     std::vector<std::uint64_t> scratch;
     radix_sort(level.words, scratch, level.key_shift, level.key_bits);
     std::int64_t cells = 0;
@@ -216,6 +236,40 @@ void sort_level(Level<D>& level) {
     }
     level.occupied = cells;
   }
+}
+
+// Registers the boxes of a level of `memberships` memberships (plan_keys done): each(fn) calls
+// fn(id, cell range) for every box of the level in ascending id order, twice for a dense level (count,
+// then place: a stable counting sort, so ids ascend within a cell), once otherwise. Then sorts.
+template <std::size_t D, typename Each>
+void register_level(Level<D>& level, std::int64_t memberships, Each&& each) {
+  if (level.dense) {
+    // starts[k + 1] counts key k, then becomes where key k's next membership goes, and ends as the end
+    // of key k: the beginning of key k + 1.
+    level.starts.assign(static_cast<std::size_t>(level.keys) + 1, 0);
+    std::uint32_t* const starts = level.starts.data() + 1;
+    each([&](std::uint32_t, const CellRange<D>& r) {
+      for_each_cell<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t) { ++starts[level.key_of(c)]; });
+    });
+    std::uint32_t sum = 0;
+    for (std::uint64_t k = 0; k < level.keys; ++k) sum += std::exchange(starts[k], sum);
+    level.members.resize(static_cast<std::size_t>(memberships));
+    std::uint32_t* const members = level.members.data();
+    each([&](std::uint32_t id, const CellRange<D>& r) {
+      const std::uint32_t tag = id << D;
+      for_each_cell<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t flags) {
+        members[starts[level.key_of(c)]++] = tag | flags;
+      });
+    });
+  } else {
+    if (level.packed) {
+      level.words.reserve(static_cast<std::size_t>(memberships));
+    } else {
+      level.wide.reserve(static_cast<std::size_t>(memberships));
+    }
+    each([&](std::uint32_t id, const CellRange<D>& r) { register_box(level, id, r); });
+  }
+  sort_level(level);
 }
 
 // Calls fn(count) for every cell of a wide level holding two or more boxes, with their ids and flags in
@@ -242,50 +296,138 @@ void for_each_shared_cell(const Level<D>& level, std::vector<std::uint32_t>& ids
   }
 }
 
+// The boxes of one cell gathered once, axis by axis (structure of arrays), with their ids and start flags:
+// the all-pairs loop then reads only this small, contiguous block.
+template <std::size_t D>
+struct CellBoxes {
+  std::vector<std::uint32_t> ids;
+  std::vector<std::uint32_t> flags;
+  std::vector<double> coords;  // axis k: mins at [2k * capacity, ...), maxes at [(2k + 1) * capacity, ...)
+  std::size_t capacity = 0;
+
+  void fit(std::size_t c) {
+    if (c <= capacity) return;
+    capacity = std::max({c, 2 * capacity, std::size_t{64}});
+    ids.resize(capacity);
+    flags.resize(capacity);
+    coords.resize(2 * D * capacity);
+  }
+  void put(std::size_t m, std::uint32_t id, std::uint32_t f, const Box<D>& box) {
+    ids[m] = id;
+    flags[m] = f;
+    for (std::size_t k = 0; k < D; ++k) {
+      coords[2 * k * capacity + m] = box.min[k];
+      coords[(2 * k + 1) * capacity + m] = box.max[k];
+    }
+  }
+};
+
+// Each two of the c gathered boxes once: a pair is a candidate when the cell is its reference cell (on
+// every axis one of the two starts here, B9), and is appended when the closed boxes overlap (B2; under
+// denormals-are-zero the CPU's "yes" is confirmed on the bits, as in overlaps()). The tests are evaluated
+// without branches (which way they go is unpredictable); the flags and bounds of `a` stay in registers.
+// Returns false as soon as `out` would exceed `limit` pairs.
+template <std::size_t D>
+[[nodiscard]] inline bool pair_cell(const CellBoxes<D>& g, std::size_t c, std::size_t limit, std::vector<Pair>& out,
+                                    std::int64_t& candidates) {
+  const std::uint32_t* const flags = g.flags.data();
+  const std::uint32_t* const ids = g.ids.data();
+  std::array<const double*, D> mins;
+  std::array<const double*, D> maxs;
+  for (std::size_t k = 0; k < D; ++k) {
+    mins[k] = g.coords.data() + 2 * k * g.capacity;
+    maxs[k] = g.coords.data() + (2 * k + 1) * g.capacity;
+  }
+  std::int64_t considered = 0;
+  for (std::size_t a = 0; a + 1 < c; ++a) {
+    const std::uint32_t fa = flags[a];
+    std::array<double, D> amin;
+    std::array<double, D> amax;
+    for (std::size_t k = 0; k < D; ++k) {
+      amin[k] = mins[k][a];
+      amax[k] = maxs[k][a];
+    }
+    for (std::size_t b = a + 1; b < c; ++b) {
+      const bool reference = (fa | flags[b]) == all_flags<D>();
+      considered += reference ? 1 : 0;
+      bool hit = reference;
+      for (std::size_t k = 0; k < D; ++k) {
+        hit &= amin[k] <= maxs[k][b];
+        hit &= mins[k][b] <= amax[k];
+      }
+      if (!hit) continue;
+#if LWC_DENORMALS_ARE_ZERO
+      bool exact = true;
+      for (std::size_t k = 0; k < D; ++k) {
+        exact &= fp::less_equal(amin[k], maxs[k][b]);
+        exact &= fp::less_equal(mins[k][b], amax[k]);
+      }
+      if (!exact) continue;
+#endif
+      if (out.size() >= limit) {
+        candidates += considered;
+        return false;
+      }
+      out.push_back({ids[a], ids[b]});
+    }
+  }
+  candidates += considered;
+  return true;
+}
+
 // Pairs the residents of one level with each other: in every shared cell, each two boxes once, reported
 // only when the cell is their reference cell and they overlap (B1-B3, B9). Returns false as soon as
 // more than `max_pairs` pairs exist.
 template <std::size_t D>
 [[nodiscard]] bool pair_level(const Level<D>& level, std::span<const Box<D>> boxes, std::int64_t max_pairs,
-                              std::vector<std::uint64_t>& out, int id_bits, Counters& counters) {
-  std::vector<std::uint32_t> ids;
-  std::vector<std::uint32_t> flags;
-  std::vector<Box<D>> local;
+                              std::vector<Pair>& out, Counters& counters) {
+  CellBoxes<D> cell;
+  const auto limit = static_cast<std::size_t>(max_pairs);
   bool within = true;
-  const auto limit = static_cast<std::uint64_t>(max_pairs);
-  const auto pair_cell = [&](std::size_t c) {
+  const auto pair = [&](std::size_t c) {
     counters.visits += static_cast<std::int64_t>(c * (c - 1) / 2);
-    local.resize(c);
-    for (std::size_t m = 0; m < c; ++m) local[m] = boxes[ids[m]];
-    for (std::size_t a = 0; a + 1 < c; ++a) {
-      const std::uint32_t fa = flags[a];
-      const Box<D>& ba = local[a];
-      for (std::size_t b = a + 1; b < c; ++b) {
-        if ((fa | flags[b]) != all_flags<D>()) continue;  // not the reference cell of this pair
-        ++counters.candidates;
-        if (!overlaps(ba, local[b])) continue;
-        if (out.size() >= limit) {
-          within = false;
-          return;
-        }
-        out.push_back((static_cast<std::uint64_t>(ids[a]) << id_bits) | ids[b]);
-      }
-    }
+    within = pair_cell(cell, c, limit, out, counters.candidates);
   };
   if (!level.packed) {
+    std::vector<std::uint32_t> ids;
+    std::vector<std::uint32_t> flags;
     for_each_shared_cell<D>(level, ids, flags, [&](std::size_t c) {
-      if (within) pair_cell(c);
+      if (!within) return;
+      cell.fit(c);
+      for (std::size_t m = 0; m < c; ++m) cell.put(m, ids[m], flags[m], boxes[ids[m]]);
+      pair(c);
     });
     return within;
   }
-  // Packed: the same, decoding in place, with the boxes of the next memberships prefetched: the box
-  // loads are the only random accesses, and they dominate the pairing time without it.
+  // The boxes of the next memberships are prefetched: the box loads are the only random accesses, and
+  // they dominate the pairing time without it.
+  constexpr std::size_t kAhead = 24;
+  std::size_t fetched = 0;
+  if (level.dense) {
+    const std::uint32_t* const members = level.members.data();
+    const std::uint32_t* const starts = level.starts.data();
+    const std::size_t n = level.members.size();
+    for (std::uint64_t key = 0; key < level.keys && within; ++key) {
+      const std::size_t i = starts[key];
+      const std::size_t j = starts[key + 1];
+      for (const std::size_t until = std::min(n, j + kAhead); fetched < until; ++fetched) {
+        __builtin_prefetch(&boxes[members[fetched] >> D]);
+      }
+      if (j - i < 2) continue;
+      cell.fit(j - i);
+      for (std::size_t m = i; m < j; ++m) {
+        const std::uint32_t w = members[m];
+        cell.put(m - i, w >> D, w & all_flags<D>(), boxes[w >> D]);
+      }
+      pair(j - i);
+    }
+    return within;
+  }
+  // Packed: the runs of equal keys, decoded in place.
   const std::vector<std::uint64_t>& w = level.words;
   const std::size_t n = w.size();
   const int shift = level.key_shift;
   const std::uint64_t id_mask = (std::uint64_t{1} << level.id_bits) - 1;
-  constexpr std::size_t kAhead = 24;
-  std::size_t fetched = 0;
   for (std::size_t i = 0; i < n && within;) {
     const std::uint64_t key = w[i] >> shift;
     std::size_t j = i + 1;
@@ -294,13 +436,12 @@ template <std::size_t D>
       __builtin_prefetch(&boxes[(w[fetched] >> D) & id_mask]);
     }
     if (j - i >= 2) {
-      ids.clear();
-      flags.clear();
+      cell.fit(j - i);
       for (std::size_t m = i; m < j; ++m) {
-        ids.push_back(static_cast<std::uint32_t>((w[m] >> D) & id_mask));
-        flags.push_back(static_cast<std::uint32_t>(w[m] & all_flags<D>()));
+        const auto id = static_cast<std::uint32_t>((w[m] >> D) & id_mask);
+        cell.put(m - i, id, static_cast<std::uint32_t>(w[m] & all_flags<D>()), boxes[id]);
       }
-      pair_cell(j - i);
+      pair(j - i);
     }
     i = j;
   }
@@ -355,7 +496,18 @@ void probe_level(const Level<D>& level, std::span<const Box<D>> boxes, const Box
       ++counters.candidates;
       if (overlaps(probe, boxes[id])) fn(id);
     };
-    if (level.packed) {
+    if (level.dense) {
+      std::array<std::int64_t, D> from = c;
+      from[0] = r.lo[0];
+      const std::uint64_t first = level.key_of(from);
+      const std::uint64_t last = first + static_cast<std::uint64_t>(r.hi[0] - r.lo[0]);
+      for (std::uint64_t key = first; key <= last; ++key) {
+        const auto x = r.lo[0] + static_cast<std::int64_t>(key - first);
+        for (std::uint32_t m = level.starts[key]; m < level.starts[key + 1]; ++m) {
+          visit(level.members[m] >> D, level.members[m] & all_flags<D>(), x);
+        }
+      }
+    } else if (level.packed) {
       std::uint64_t row = 0;
       for (std::size_t k = 1; k < D; ++k) row += static_cast<std::uint64_t>(c[k] - level.origin[k]) * level.stride[k];
       const std::uint64_t first = row + static_cast<std::uint64_t>(r.lo[0] - level.origin[0]);
@@ -531,35 +683,31 @@ template <std::size_t D>
     for (const Coarse& c : coarse) index.level_of[c.id] = c.where.level;
   }
   if (base_memberships > 0) {
-    plan_keys(base, boxes.size());
-    if (base.packed) {
-      base.words.reserve(static_cast<std::size_t>(base_memberships));
-    } else {
-      base.wide.reserve(static_cast<std::size_t>(base_memberships));
-    }
+    plan_keys(base, boxes.size(), base_memberships);
     base.residents.reserve(boxes.size() - coarse.size());
-    const auto add = [&](std::size_t i, const CellRange<D>& r) {
-      register_box(base, static_cast<std::uint32_t>(i), r);
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      if (!index.level_of.empty() && index.level_of[i] != 0) continue;
       base.residents.push_back(static_cast<std::uint32_t>(i));
       for (std::size_t k = 0; k < D; ++k) {
         base.bounds.min[k] = base.residents.size() == 1 ? boxes[i].min[k] : std::min(base.bounds.min[k], boxes[i].min[k]);
         base.bounds.max[k] = base.residents.size() == 1 ? boxes[i].max[k] : std::max(base.bounds.max[k], boxes[i].max[k]);
       }
-    };
-    for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
-      const std::span<const Box<D>> part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
-      if (quantise_block(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
-        for (std::size_t b = 0; b < part.size(); ++b) add(begin + b, block.range(b));
-        continue;
-      }
-      for (std::size_t i = begin; i < begin + part.size(); ++i) {
-        if (!index.level_of.empty() && index.level_of[i] != 0) continue;
-        absl::StatusOr<CellRange<D>> r = cell_range(boxes[i], base.size);
-        LWC_CHECK(r.ok(), "a box placed on level 0 has int64 cells there");
-        add(i, *r);
-      }
     }
-    sort_level(base);
+    register_level(base, base_memberships, [&](auto&& add) {
+      for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
+        const std::span<const Box<D>> part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
+        if (quantise_block(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
+          for (std::size_t b = 0; b < part.size(); ++b) add(static_cast<std::uint32_t>(begin + b), block.range(b));
+          continue;
+        }
+        for (std::size_t i = begin; i < begin + part.size(); ++i) {
+          if (!index.level_of.empty() && index.level_of[i] != 0) continue;
+          absl::StatusOr<CellRange<D>> r = cell_range(boxes[i], base.size);
+          LWC_CHECK(r.ok(), "a box placed on level 0 has int64 cells there");
+          add(static_cast<std::uint32_t>(i), *r);
+        }
+      }
+    });
     index.levels.push_back(std::move(base));
   }
   // Coarser levels, ascending: few boxes, registered from their placements.
@@ -579,18 +727,21 @@ template <std::size_t D>
         level.top[k] = std::max(level.top[k], coarse[j].where.cells.hi[k]);
       }
     }
-    plan_keys(level, boxes.size());
+    std::int64_t memberships = 0;
     level.bounds = boxes[coarse[i].id];
     for (std::size_t m = i; m < j; ++m) {  // ids ascend within a level
       const Box<D>& b = boxes[coarse[m].id];
-      register_box(level, coarse[m].id, coarse[m].where.cells);
+      memberships += coarse[m].where.cell_count;  // <= total
       level.residents.push_back(coarse[m].id);
       for (std::size_t k = 0; k < D; ++k) {
         level.bounds.min[k] = std::min(level.bounds.min[k], b.min[k]);
         level.bounds.max[k] = std::max(level.bounds.max[k], b.max[k]);
       }
     }
-    sort_level(level);
+    plan_keys(level, boxes.size(), memberships);
+    register_level(level, memberships, [&](auto&& add) {
+      for (std::size_t m = i; m < j; ++m) add(coarse[m].id, coarse[m].where.cells);
+    });
     index.levels.push_back(std::move(level));
     i = j;
   }
@@ -605,18 +756,50 @@ template <std::size_t D>
       absl::StrCat("more than max_pairs = ", max_pairs, " overlapping pairs (B7)"));
 }
 
+// LSD radix sort of pairs into lexicographic order, on the key (a << id_bits) | b: stable passes of at
+// most 11 bits, b's bits first; a pass whose digit is the same for every pair is skipped. The result is
+// in `a`.
+inline void radix_sort_pairs(std::vector<Pair>& a, std::vector<Pair>& scratch, int id_bits) {
+  const int bits = 2 * id_bits;
+  if (a.size() < 2) return;
+  const int passes = (bits + 10) / 11;
+  const int digit = (bits + passes - 1) / passes;
+  const std::size_t buckets = std::size_t{1} << digit;
+  const std::uint64_t mask = buckets - 1;
+  const auto key = [id_bits](const Pair& p) { return (static_cast<std::uint64_t>(p.a) << id_bits) | p.b; };
+  std::vector<std::size_t> counts(buckets * static_cast<std::size_t>(passes), 0);
+  for (const Pair& p : a) {
+    const std::uint64_t k = key(p);
+    for (int pass = 0; pass < passes; ++pass) {
+      ++counts[static_cast<std::size_t>(pass) * buckets + ((k >> (pass * digit)) & mask)];
+    }
+  }
+  scratch.resize(a.size());
+  for (int pass = 0; pass < passes; ++pass) {
+    std::size_t* c = counts.data() + static_cast<std::size_t>(pass) * buckets;
+    const int s = pass * digit;
+    if (c[(key(a[0]) >> s) & mask] == a.size()) continue;  // every pair has the same digit
+    std::size_t sum = 0;
+    for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(c[i], sum);
+    for (const Pair& p : a) scratch[c[(key(p) >> s) & mask]++] = p;
+    a.swap(scratch);
+  }
+}
+
 // Pairing (B1-B4): within every level, then every box against every coarser level it is finer than;
 // then one radix sort into canonical order. No pair set: each pair is met in one reference cell only.
+// `spent`, when given, is `index` itself, no longer needed by the caller: its memberships are released
+// before the final sort, which lowers the peak memory of find_pairs.
 template <std::size_t D>
 [[nodiscard]] absl::StatusOr<PairsResult> pair_index(const Index<D>& index, std::span<const Box<D>> boxes,
-                                                     Timings* timings) {
+                                                     Timings* timings, Index<D>* spent = nullptr) {
   const Stopwatch pairing(timings);
   PairsResult result;
   result.stats = index.stats;
-  std::vector<std::uint64_t> packed;
+  std::vector<Pair>& pairs = result.pairs;
   Counters counters;
   for (const Level<D>& level : index.levels) {
-    if (!pair_level(level, boxes, index.max_pairs, packed, index.id_bits, counters)) {
+    if (!pair_level(level, boxes, index.max_pairs, pairs, counters)) {
       return too_many_pairs(index.max_pairs);
     }
   }
@@ -631,30 +814,26 @@ template <std::size_t D>
       const auto id = static_cast<std::uint32_t>(i);
       probe_level(level, boxes, boxes[i], counters, [&](std::uint32_t resident) {
         if (!within) return;
-        if (packed.size() >= limit) {
+        if (pairs.size() >= limit) {
           within = false;
           return;
         }
-        const std::uint32_t a = std::min(id, resident);
-        const std::uint32_t b = std::max(id, resident);
-        packed.push_back((static_cast<std::uint64_t>(a) << index.id_bits) | b);
+        pairs.push_back({std::min(id, resident), std::max(id, resident)});
       });
     }
   }
   if (!within) return too_many_pairs(index.max_pairs);
-  {
-    std::vector<std::uint64_t> scratch;
-    radix_sort(packed, scratch, 0, 2 * index.id_bits);
+  if (spent != nullptr) {
+    spent->levels = {};
+    spent->level_of = {};
   }
-  result.pairs.resize(packed.size());
-  const std::uint64_t mask = (std::uint64_t{1} << index.id_bits) - 1;
-  for (std::size_t i = 0; i < packed.size(); ++i) {
-    result.pairs[i] = {static_cast<std::uint32_t>(packed[i] >> index.id_bits),
-                       static_cast<std::uint32_t>(packed[i] & mask)};
+  {
+    std::vector<Pair> scratch;
+    radix_sort_pairs(pairs, scratch, index.id_bits);
   }
   result.stats.pair_visits = counters.visits;
   result.stats.unique_candidates = counters.candidates;
-  result.stats.pairs = static_cast<std::int64_t>(result.pairs.size());
+  result.stats.pairs = static_cast<std::int64_t>(pairs.size());
   pairing.stop(timings, &Timings::pairing_ns);
   return result;
 }
@@ -666,7 +845,7 @@ template <std::size_t D>
   if (!spec.ok()) return spec.status();
   absl::StatusOr<Index<D>> index = build_index<D>(boxes, *spec, timings);
   if (!index.ok()) return index.status();
-  return pair_index<D>(*index, boxes, timings);
+  return pair_index<D>(*index, boxes, timings, &*index);
 }
 
 }  // namespace lwc::internal

@@ -238,29 +238,91 @@ void sort_level(Level<D>& level) {
   }
 }
 
-// Registers the boxes of a level of `memberships` memberships (plan_keys done): each(fn) calls
-// fn(id, cell range) for every box of the level in ascending id order, twice for a dense level (count,
-// then place: a stable counting sort, so ids ascend within a cell), once otherwise. Then sorts.
+// One box of a dense level, compact: the key of its first cell and its span (cells - 1) on each axis, in
+// 32 / D bits each. Filled once from the quantised ranges, then read twice (count, place) with the
+// memberships' offsets prefetched a few boxes ahead: the offsets are the random accesses of registration.
+struct DenseBox {
+  std::uint32_t key;
+  std::uint32_t spans;
+};
+
+// Calls fn(key, flags) for every cell of a dense box, x fastest (the order of for_each_cell).
+template <std::size_t D, typename Fn>
+inline void for_each_key(const Level<D>& level, DenseBox b, Fn&& fn) {
+  constexpr std::uint32_t kBits = 32 / D;
+  constexpr std::uint32_t kMask = (std::uint32_t{1} << kBits) - 1;
+  const std::uint32_t sx = b.spans & kMask;
+  const std::uint32_t sy = (b.spans >> kBits) & kMask;
+  const std::uint32_t sz = D == 3 ? (b.spans >> (2 * kBits)) & kMask : 0;
+  for (std::uint32_t z = 0; z <= sz; ++z) {
+    for (std::uint32_t y = 0; y <= sy; ++y) {
+      const std::uint64_t row = b.key + y * level.stride[1] + (D == 3 ? z * level.stride[D - 1] : 0);
+      const std::uint32_t outer = (y == 0 ? 2u : 0u) | (D == 3 && z == 0 ? 4u : 0u);
+      fn(row, outer | 1u);
+      for (std::uint32_t x = 1; x <= sx; ++x) fn(row + x, outer);
+    }
+  }
+}
+
+// Registers the boxes of a level of `memberships` memberships (plan_keys done, residents listed): each(fn)
+// calls fn(id, cell range) for every resident in ascending id order. A dense level is a stable counting
+// sort (ids ascend within a cell); the others append and sort.
 template <std::size_t D, typename Each>
 void register_level(Level<D>& level, std::int64_t memberships, Each&& each) {
   if (level.dense) {
+    constexpr std::uint32_t kBits = 32 / D;
+    // The compact form needs 32-bit keys and spans of 32 / D bits; otherwise each() is asked again.
+    std::vector<DenseBox> compact;
+    bool fits = level.keys <= std::uint64_t{std::numeric_limits<std::uint32_t>::max()};
+    if (fits) compact.reserve(level.residents.size());
     // starts[k + 1] counts key k, then becomes where key k's next membership goes, and ends as the end
     // of key k: the beginning of key k + 1.
     level.starts.assign(static_cast<std::size_t>(level.keys) + 1, 0);
     std::uint32_t* const starts = level.starts.data() + 1;
     each([&](std::uint32_t, const CellRange<D>& r) {
-      for_each_cell<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t) { ++starts[level.key_of(c)]; });
+      if (!fits) return;
+      std::uint32_t spans = 0;
+      for (std::size_t k = 0; k < D; ++k) {
+        const auto span = static_cast<std::uint64_t>(r.hi[k] - r.lo[k]);  // >= 0, < keys
+        fits &= span < (std::uint64_t{1} << kBits);
+        spans |= static_cast<std::uint32_t>(span & ((std::uint64_t{1} << kBits) - 1)) << (k * kBits);
+      }
+      compact.push_back({static_cast<std::uint32_t>(level.key_of(r.lo)), spans});
     });
+    constexpr std::size_t kAhead = 8;
+    const std::size_t boxes = fits ? compact.size() : 0;
+    if (fits) {
+      for (std::size_t i = 0; i < boxes; ++i) {
+        if (i + kAhead < boxes) __builtin_prefetch(&starts[compact[i + kAhead].key], 1);
+        for_each_key<D>(level, compact[i], [&](std::uint64_t key, std::uint32_t) { ++starts[key]; });
+      }
+    }
     std::uint32_t sum = 0;
     for (std::uint64_t k = 0; k < level.keys; ++k) sum += std::exchange(starts[k], sum);
     level.members.resize(static_cast<std::size_t>(memberships));
     std::uint32_t* const members = level.members.data();
-    each([&](std::uint32_t id, const CellRange<D>& r) {
-      const std::uint32_t tag = id << D;
-      for_each_cell<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t flags) {
-        members[starts[level.key_of(c)]++] = tag | flags;
+    if (fits) {
+      for (std::size_t i = 0; i < boxes; ++i) {
+        if (i + kAhead < boxes) __builtin_prefetch(&starts[compact[i + kAhead].key], 1);
+        const std::uint32_t tag = level.residents[i] << D;
+        for_each_key<D>(level, compact[i], [&](std::uint64_t key, std::uint32_t flags) {
+          members[starts[key]++] = tag | flags;
+        });
+      }
+    } else {
+      compact = {};
+      each([&](std::uint32_t, const CellRange<D>& r) {
+        for_each_cell<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t) { ++starts[level.key_of(c)]; });
       });
-    });
+      sum = 0;
+      for (std::uint64_t k = 0; k < level.keys; ++k) sum += std::exchange(starts[k], sum);
+      each([&](std::uint32_t id, const CellRange<D>& r) {
+        const std::uint32_t tag = id << D;
+        for_each_cell<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t flags) {
+          members[starts[level.key_of(c)]++] = tag | flags;
+        });
+      });
+    }
   } else {
     if (level.packed) {
       level.words.reserve(static_cast<std::size_t>(memberships));
@@ -302,6 +364,7 @@ template <std::size_t D>
 struct CellBoxes {
   std::vector<std::uint32_t> ids;
   std::vector<std::uint32_t> flags;
+  std::vector<std::uint32_t> hits;  // pair_cell's scratch: the local indices of one box's hits
   std::vector<double> coords;  // axis k: mins at [2k * capacity, ...), maxes at [(2k + 1) * capacity, ...)
   std::size_t capacity = 0;
 
@@ -310,6 +373,7 @@ struct CellBoxes {
     capacity = std::max({c, 2 * capacity, std::size_t{64}});
     ids.resize(capacity);
     flags.resize(capacity);
+    hits.resize(capacity);
     coords.resize(2 * D * capacity);
   }
   void put(std::size_t m, std::uint32_t id, std::uint32_t f, const Box<D>& box) {
@@ -323,44 +387,47 @@ struct CellBoxes {
 };
 
 // Each two of the c gathered boxes once: a pair is a candidate when the cell is its reference cell (on
-// every axis one of the two starts here, B9), and is appended when the closed boxes overlap (B2; under
-// denormals-are-zero the CPU's "yes" is confirmed on the bits, as in overlaps()). The tests are evaluated
-// without branches (which way they go is unpredictable); the flags and bounds of `a` stay in registers.
-// Returns false as soon as `out` would exceed `limit` pairs.
+// every axis one of the two starts here, B9), and is appended when the closed boxes overlap (B2). For
+// each box a, the tests against every later b are evaluated without branches (their outcome is
+// unpredictable), collecting the hits' local indices; then the hits alone are confirmed on the bits
+// under denormals-are-zero (as in overlaps()) and appended. Returns false as soon as `out` would exceed
+// `limit` pairs.
 template <std::size_t D>
-[[nodiscard]] inline bool pair_cell(const CellBoxes<D>& g, std::size_t c, std::size_t limit, std::vector<Pair>& out,
+[[nodiscard]] inline bool pair_cell(CellBoxes<D>& g, std::size_t c, std::size_t limit, std::vector<Pair>& out,
                                     std::int64_t& candidates) {
   const std::uint32_t* const flags = g.flags.data();
   const std::uint32_t* const ids = g.ids.data();
-  std::array<const double*, D> mins;
-  std::array<const double*, D> maxs;
-  for (std::size_t k = 0; k < D; ++k) {
-    mins[k] = g.coords.data() + 2 * k * g.capacity;
-    maxs[k] = g.coords.data() + (2 * k + 1) * g.capacity;
-  }
+  std::uint32_t* const hits = g.hits.data();
+  const double* const coords = g.coords.data();
+  const std::size_t cap = g.capacity;
   std::int64_t considered = 0;
   for (std::size_t a = 0; a + 1 < c; ++a) {
     const std::uint32_t fa = flags[a];
     std::array<double, D> amin;
     std::array<double, D> amax;
     for (std::size_t k = 0; k < D; ++k) {
-      amin[k] = mins[k][a];
-      amax[k] = maxs[k][a];
+      amin[k] = coords[2 * k * cap + a];
+      amax[k] = coords[(2 * k + 1) * cap + a];
     }
+    std::size_t found = 0;
     for (std::size_t b = a + 1; b < c; ++b) {
-      const bool reference = (fa | flags[b]) == all_flags<D>();
-      considered += reference ? 1 : 0;
-      bool hit = reference;
+      const std::uint32_t reference = (fa | flags[b]) == all_flags<D>() ? 1u : 0u;
+      std::uint32_t hit = reference;
       for (std::size_t k = 0; k < D; ++k) {
-        hit &= amin[k] <= maxs[k][b];
-        hit &= mins[k][b] <= amax[k];
+        hit &= static_cast<std::uint32_t>(amin[k] <= coords[(2 * k + 1) * cap + b]);
+        hit &= static_cast<std::uint32_t>(coords[2 * k * cap + b] <= amax[k]);
       }
-      if (!hit) continue;
+      considered += reference;
+      hits[found] = static_cast<std::uint32_t>(b);
+      found += hit;
+    }
+    for (std::size_t h = 0; h < found; ++h) {
+      const std::uint32_t b = hits[h];
 #if LWC_DENORMALS_ARE_ZERO
       bool exact = true;
       for (std::size_t k = 0; k < D; ++k) {
-        exact &= fp::less_equal(amin[k], maxs[k][b]);
-        exact &= fp::less_equal(mins[k][b], amax[k]);
+        exact = exact && fp::less_equal(amin[k], coords[(2 * k + 1) * cap + b]) &&
+                fp::less_equal(coords[2 * k * cap + b], amax[k]);
       }
       if (!exact) continue;
 #endif

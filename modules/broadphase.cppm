@@ -246,6 +246,21 @@ struct DenseBox {
   std::uint32_t spans;
 };
 
+// Packs the spans (cells - 1) of a range into DenseBox::spans; false when one needs more than 32 / D bits.
+template <std::size_t D>
+[[nodiscard]] inline bool pack_spans(const std::array<std::int64_t, D>& lo, const std::array<std::int64_t, D>& hi,
+                                     std::uint32_t& spans) {
+  constexpr std::uint32_t kBits = 32 / D;
+  spans = 0;
+  bool fits = true;
+  for (std::size_t k = 0; k < D; ++k) {
+    std::int64_t span = 0;  // hi >= lo
+    fits = fits && !__builtin_sub_overflow(hi[k], lo[k], &span) && span < (std::int64_t{1} << kBits);
+    if (fits) spans |= static_cast<std::uint32_t>(span) << (k * kBits);
+  }
+  return fits;
+}
+
 // Calls fn(key, flags) for every cell of a dense box, x fastest (the order of for_each_cell).
 template <std::size_t D, typename Fn>
 inline void for_each_key(const Level<D>& level, DenseBox b, Fn&& fn) {
@@ -266,29 +281,28 @@ inline void for_each_key(const Level<D>& level, DenseBox b, Fn&& fn) {
 
 // Registers the boxes of a level of `memberships` memberships (plan_keys done, residents listed): each(fn)
 // calls fn(id, cell range) for every resident in ascending id order. A dense level is a stable counting
-// sort (ids ascend within a cell); the others append and sort.
+// sort (ids ascend within a cell); the others append and sort. `given`, when not empty, is the dense
+// level's compact boxes, one per resident, already made (then each() is not called).
 template <std::size_t D, typename Each>
-void register_level(Level<D>& level, std::int64_t memberships, Each&& each) {
+void register_level(Level<D>& level, std::int64_t memberships, Each&& each, std::vector<DenseBox>&& given = {}) {
   if (level.dense) {
-    constexpr std::uint32_t kBits = 32 / D;
     // The compact form needs 32-bit keys and spans of 32 / D bits; otherwise each() is asked again.
-    std::vector<DenseBox> compact;
+    std::vector<DenseBox> compact = std::move(given);
     bool fits = level.keys <= std::uint64_t{std::numeric_limits<std::uint32_t>::max()};
-    if (fits) compact.reserve(level.residents.size());
+    const bool made = fits && !compact.empty();
+    if (fits && !made) compact.reserve(level.residents.size());
     // starts[k + 1] counts key k, then becomes where key k's next membership goes, and ends as the end
     // of key k: the beginning of key k + 1.
     level.starts.assign(static_cast<std::size_t>(level.keys) + 1, 0);
     std::uint32_t* const starts = level.starts.data() + 1;
-    each([&](std::uint32_t, const CellRange<D>& r) {
-      if (!fits) return;
-      std::uint32_t spans = 0;
-      for (std::size_t k = 0; k < D; ++k) {
-        const auto span = static_cast<std::uint64_t>(r.hi[k] - r.lo[k]);  // >= 0, < keys
-        fits &= span < (std::uint64_t{1} << kBits);
-        spans |= static_cast<std::uint32_t>(span & ((std::uint64_t{1} << kBits) - 1)) << (k * kBits);
-      }
-      compact.push_back({static_cast<std::uint32_t>(level.key_of(r.lo)), spans});
-    });
+    if (!made) {
+      each([&](std::uint32_t, const CellRange<D>& r) {
+        if (!fits) return;
+        std::uint32_t spans = 0;
+        fits = pack_spans<D>(r.lo, r.hi, spans);
+        compact.push_back({static_cast<std::uint32_t>(level.key_of(r.lo)), spans});
+      });
+    }
     constexpr std::size_t kAhead = 8;
     const std::size_t boxes = fits ? compact.size() : 0;
     if (fits) {
@@ -358,87 +372,181 @@ void for_each_shared_cell(const Level<D>& level, std::vector<std::uint32_t>& ids
   }
 }
 
-// The boxes of one cell gathered once, axis by axis (structure of arrays), with their ids and start flags:
-// the all-pairs loop then reads only this small, contiguous block.
+// The pairs found so far, in blocks of kBlock: growing never reallocates or copies (a vector's last
+// doubling holds the old and the new buffer at once, the peak of pairing), and the final sort reads the
+// blocks once, releasing each as it goes.
+struct PairBlocks {
+  static constexpr std::size_t kBlock = std::size_t{1} << 15;
+  std::vector<std::vector<Pair>> blocks;
+  std::size_t count = 0;
+
+  [[nodiscard]] std::size_t size() const { return count; }
+  void push_back(Pair p) {
+    if (blocks.empty() || blocks.back().size() == kBlock) {
+      blocks.emplace_back();
+      blocks.back().reserve(kBlock);
+    }
+    blocks.back().push_back(p);
+    ++count;
+  }
+};
+
+// The boxes of one cell gathered once, axis by axis (structure of arrays). A pair is a candidate iff the
+// cell is its reference cell, i.e. iff the union of the two boxes' start flags is all_flags (B9). A cell
+// of more than kSmall boxes is grouped by flags (group f holds the boxes whose flags are f, in
+// membership order), so that its candidates are exactly the pairs of the groups f, g with f | g ==
+// all_flags and no other pair is looked at; a smaller one keeps membership order and each box's flags.
 template <std::size_t D>
 struct CellBoxes {
+  static constexpr std::size_t kGroups = std::size_t{1} << D;
+  static constexpr std::size_t kSmall = 8;
   std::vector<std::uint32_t> ids;
-  std::vector<std::uint32_t> flags;
+  std::vector<std::uint32_t> flags;  // small cells only
   std::vector<std::uint32_t> hits;  // pair_cell's scratch: the local indices of one box's hits
   std::vector<double> coords;  // axis k: mins at [2k * capacity, ...), maxes at [(2k + 1) * capacity, ...)
   std::size_t capacity = 0;
+  std::array<std::size_t, kGroups + 1> group{};  // group f is [group[f], group[f + 1])
 
-  void fit(std::size_t c) {
-    if (c <= capacity) return;
-    capacity = std::max({c, 2 * capacity, std::size_t{64}});
-    ids.resize(capacity);
-    flags.resize(capacity);
-    hits.resize(capacity);
-    coords.resize(2 * D * capacity);
-  }
-  void put(std::size_t m, std::uint32_t id, std::uint32_t f, const Box<D>& box) {
-    ids[m] = id;
-    flags[m] = f;
-    for (std::size_t k = 0; k < D; ++k) {
-      coords[2 * k * capacity + m] = box.min[k];
-      coords[(2 * k + 1) * capacity + m] = box.max[k];
+  // Gathers c memberships: get(m) returns {id, flags} of the m-th; boxes[id] is read once.
+  template <typename Get>
+  void gather(std::size_t c, std::span<const Box<D>> boxes, Get&& get) {
+    if (c > capacity) {
+      capacity = std::max({c, 2 * capacity, std::size_t{64}});
+      ids.resize(capacity);
+      flags.resize(capacity);
+      hits.resize(capacity);
+      coords.resize(2 * D * capacity);
+    }
+    if (c <= kSmall) {
+      for (std::size_t m = 0; m < c; ++m) {
+        const auto [id, f] = get(m);
+        ids[m] = id;
+        flags[m] = f;
+        const Box<D>& box = boxes[id];
+        for (std::size_t k = 0; k < D; ++k) {
+          coords[2 * k * capacity + m] = box.min[k];
+          coords[(2 * k + 1) * capacity + m] = box.max[k];
+        }
+      }
+      return;
+    }
+    std::array<std::size_t, kGroups> at{};
+    for (std::size_t m = 0; m < c; ++m) ++at[get(m).second];
+    std::size_t sum = 0;
+    for (std::size_t f = 0; f < kGroups; ++f) {
+      group[f] = sum;
+      sum += std::exchange(at[f], sum);
+    }
+    group[kGroups] = sum;
+    for (std::size_t m = 0; m < c; ++m) {
+      const auto [id, f] = get(m);
+      const std::size_t slot = at[f]++;
+      ids[slot] = id;
+      const Box<D>& box = boxes[id];
+      for (std::size_t k = 0; k < D; ++k) {
+        coords[2 * k * capacity + slot] = box.min[k];
+        coords[(2 * k + 1) * capacity + slot] = box.max[k];
+      }
     }
   }
 };
 
-// Each two of the c gathered boxes once: a pair is a candidate when the cell is its reference cell (on
-// every axis one of the two starts here, B9), and is appended when the closed boxes overlap (B2). For
-// each box a, the tests against every later b are evaluated without branches (their outcome is
+// The candidates of one gathered cell, each once (B3: every two boxes of the cell at most once, and only
+// from their reference cell, B9): the pairs within group all_flags and across groups f < g with f | g ==
+// all_flags. Each box's tests against its partners are evaluated without branches (their outcome is
 // unpredictable), collecting the hits' local indices; then the hits alone are confirmed on the bits
-// under denormals-are-zero (as in overlaps()) and appended. Returns false as soon as `out` would exceed
-// `limit` pairs.
+// under denormals-are-zero (as in overlaps()) and appended, lower id first. Returns false as soon as
+// `out` would exceed `limit` pairs.
 template <std::size_t D>
-[[nodiscard]] inline bool pair_cell(CellBoxes<D>& g, std::size_t c, std::size_t limit, std::vector<Pair>& out,
+[[nodiscard]] inline bool pair_cell(CellBoxes<D>& g, std::size_t c, std::size_t limit, PairBlocks& out,
                                     std::int64_t& candidates) {
-  const std::uint32_t* const flags = g.flags.data();
   const std::uint32_t* const ids = g.ids.data();
   std::uint32_t* const hits = g.hits.data();
   const double* const coords = g.coords.data();
   const std::size_t cap = g.capacity;
-  std::int64_t considered = 0;
-  for (std::size_t a = 0; a + 1 < c; ++a) {
-    const std::uint32_t fa = flags[a];
-    std::array<double, D> amin;
-    std::array<double, D> amax;
-    for (std::size_t k = 0; k < D; ++k) {
-      amin[k] = coords[2 * k * cap + a];
-      amax[k] = coords[(2 * k + 1) * cap + a];
-    }
-    std::size_t found = 0;
-    for (std::size_t b = a + 1; b < c; ++b) {
-      const std::uint32_t reference = (fa | flags[b]) == all_flags<D>() ? 1u : 0u;
-      std::uint32_t hit = reference;
+  constexpr std::size_t kAll = all_flags<D>();
+  if (c <= CellBoxes<D>::kSmall) {
+    // Membership order, so ids ascend: each two once, the reference test folded into the hit.
+    const std::uint32_t* const flags = g.flags.data();
+    std::int64_t considered = 0;
+    for (std::size_t a = 0; a + 1 < c; ++a) {
+      const std::uint32_t fa = flags[a];
+      std::array<double, D> amin;
+      std::array<double, D> amax;
       for (std::size_t k = 0; k < D; ++k) {
-        hit &= static_cast<std::uint32_t>(amin[k] <= coords[(2 * k + 1) * cap + b]);
-        hit &= static_cast<std::uint32_t>(coords[2 * k * cap + b] <= amax[k]);
+        amin[k] = coords[2 * k * cap + a];
+        amax[k] = coords[(2 * k + 1) * cap + a];
       }
-      considered += reference;
-      hits[found] = static_cast<std::uint32_t>(b);
-      found += hit;
-    }
-    for (std::size_t h = 0; h < found; ++h) {
-      const std::uint32_t b = hits[h];
+      std::size_t found = 0;
+      for (std::size_t b = a + 1; b < c; ++b) {
+        const std::uint32_t reference = (fa | flags[b]) == kAll ? 1u : 0u;
+        std::uint32_t hit = reference;
+        for (std::size_t k = 0; k < D; ++k) {
+          hit &= static_cast<std::uint32_t>(amin[k] <= coords[(2 * k + 1) * cap + b]);
+          hit &= static_cast<std::uint32_t>(coords[2 * k * cap + b] <= amax[k]);
+        }
+        considered += reference;
+        hits[found] = static_cast<std::uint32_t>(b);
+        found += hit;
+      }
+      for (std::size_t j = 0; j < found; ++j) {
+        const std::uint32_t b = hits[j];
 #if LWC_DENORMALS_ARE_ZERO
-      bool exact = true;
-      for (std::size_t k = 0; k < D; ++k) {
-        exact = exact && fp::less_equal(amin[k], coords[(2 * k + 1) * cap + b]) &&
-                fp::less_equal(coords[2 * k * cap + b], amax[k]);
-      }
-      if (!exact) continue;
+        bool exact = true;
+        for (std::size_t k = 0; k < D; ++k) {
+          exact = exact && fp::less_equal(amin[k], coords[(2 * k + 1) * cap + b]) &&
+                  fp::less_equal(coords[2 * k * cap + b], amax[k]);
+        }
+        if (!exact) continue;
 #endif
-      if (out.size() >= limit) {
-        candidates += considered;
-        return false;
+        if (out.size() >= limit) return false;
+        out.push_back({ids[a], ids[b]});
       }
-      out.push_back({ids[a], ids[b]});
+    }
+    candidates += considered;
+    return true;
+  }
+  for (std::size_t f = 0; f < CellBoxes<D>::kGroups; ++f) {
+    for (std::size_t h = f; h < CellBoxes<D>::kGroups; ++h) {
+      if ((f | h) != kAll) continue;
+      const std::size_t a_end = g.group[f + 1];
+      const std::size_t b_end = g.group[h + 1];
+      const std::size_t na = a_end - g.group[f];
+      const std::size_t nb = b_end - g.group[h];
+      candidates += static_cast<std::int64_t>(f == h ? na * (na - (na > 0 ? 1 : 0)) / 2 : na * nb);
+      for (std::size_t a = g.group[f]; a < a_end; ++a) {
+        std::array<double, D> amin;
+        std::array<double, D> amax;
+        for (std::size_t k = 0; k < D; ++k) {
+          amin[k] = coords[2 * k * cap + a];
+          amax[k] = coords[(2 * k + 1) * cap + a];
+        }
+        std::size_t found = 0;
+        for (std::size_t b = f == h ? a + 1 : g.group[h]; b < b_end; ++b) {
+          std::uint32_t hit = 1;
+          for (std::size_t k = 0; k < D; ++k) {
+            hit &= static_cast<std::uint32_t>(amin[k] <= coords[(2 * k + 1) * cap + b]);
+            hit &= static_cast<std::uint32_t>(coords[2 * k * cap + b] <= amax[k]);
+          }
+          hits[found] = static_cast<std::uint32_t>(b);
+          found += hit;
+        }
+        for (std::size_t j = 0; j < found; ++j) {
+          const std::uint32_t b = hits[j];
+#if LWC_DENORMALS_ARE_ZERO
+          bool exact = true;
+          for (std::size_t k = 0; k < D; ++k) {
+            exact = exact && fp::less_equal(amin[k], coords[(2 * k + 1) * cap + b]) &&
+                    fp::less_equal(coords[2 * k * cap + b], amax[k]);
+          }
+          if (!exact) continue;
+#endif
+          if (out.size() >= limit) return false;
+          out.push_back({std::min(ids[a], ids[b]), std::max(ids[a], ids[b])});
+        }
+      }
     }
   }
-  candidates += considered;
   return true;
 }
 
@@ -447,28 +555,27 @@ template <std::size_t D>
 // more than `max_pairs` pairs exist.
 template <std::size_t D>
 [[nodiscard]] bool pair_level(const Level<D>& level, std::span<const Box<D>> boxes, std::int64_t max_pairs,
-                              std::vector<Pair>& out, Counters& counters) {
+                              PairBlocks& out, Counters& counters) {
   CellBoxes<D> cell;
   const auto limit = static_cast<std::size_t>(max_pairs);
   bool within = true;
-  const auto pair = [&](std::size_t c) {
+  const auto pair = [&](std::size_t c, auto&& get) {
     counters.visits += static_cast<std::int64_t>(c * (c - 1) / 2);
+    cell.gather(c, boxes, get);
     within = pair_cell(cell, c, limit, out, counters.candidates);
   };
+  using Member = std::pair<std::uint32_t, std::uint32_t>;  // id, start flags
   if (!level.packed) {
     std::vector<std::uint32_t> ids;
     std::vector<std::uint32_t> flags;
     for_each_shared_cell<D>(level, ids, flags, [&](std::size_t c) {
-      if (!within) return;
-      cell.fit(c);
-      for (std::size_t m = 0; m < c; ++m) cell.put(m, ids[m], flags[m], boxes[ids[m]]);
-      pair(c);
+      if (within) pair(c, [&](std::size_t m) { return Member{ids[m], flags[m]}; });
     });
     return within;
   }
   // The boxes of the next memberships are prefetched: the box loads are the only random accesses, and
   // they dominate the pairing time without it.
-  constexpr std::size_t kAhead = 24;
+  constexpr std::size_t kAhead = 40;
   std::size_t fetched = 0;
   if (level.dense) {
     const std::uint32_t* const members = level.members.data();
@@ -481,12 +588,7 @@ template <std::size_t D>
         __builtin_prefetch(&boxes[members[fetched] >> D]);
       }
       if (j - i < 2) continue;
-      cell.fit(j - i);
-      for (std::size_t m = i; m < j; ++m) {
-        const std::uint32_t w = members[m];
-        cell.put(m - i, w >> D, w & all_flags<D>(), boxes[w >> D]);
-      }
-      pair(j - i);
+      pair(j - i, [&](std::size_t m) { return Member{members[i + m] >> D, members[i + m] & all_flags<D>()}; });
     }
     return within;
   }
@@ -503,12 +605,10 @@ template <std::size_t D>
       __builtin_prefetch(&boxes[(w[fetched] >> D) & id_mask]);
     }
     if (j - i >= 2) {
-      cell.fit(j - i);
-      for (std::size_t m = i; m < j; ++m) {
-        const auto id = static_cast<std::uint32_t>((w[m] >> D) & id_mask);
-        cell.put(m - i, id, static_cast<std::uint32_t>(w[m] & all_flags<D>()), boxes[id]);
-      }
-      pair(j - i);
+      pair(j - i, [&](std::size_t m) {
+        return Member{static_cast<std::uint32_t>((w[i + m] >> D) & id_mask),
+                      static_cast<std::uint32_t>(w[i + m] & all_flags<D>())};
+      });
     }
     i = j;
   }
@@ -704,19 +804,43 @@ template <std::size_t D>
   };
   std::vector<Coarse> coarse;
   BlockCells<D> block;
+  // Every box's first cell (relative to box 0's) and spans, kept while every box takes the fast path and
+  // fits (int32 offsets, 32 / D bits of span): registration then does not quantise again. O(n).
+  struct Relative {
+    std::array<std::int32_t, D> lo;
+    std::uint32_t spans;
+  };
+  std::vector<Relative> relative;
+  bool relative_ok = true;
+  relative.reserve(boxes.size());
+  std::array<std::int64_t, D> anchor{};
   for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
     const std::span<const Box<D>> part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
     if (quantise_block(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
       for (std::size_t b = 0; b < part.size(); ++b) {
         total += block.counts[b];
         base_memberships += block.counts[b];  // <= total, which is checked below before any use
+        const CellRange<D> r = block.range(b);
         for (std::size_t k = 0; k < D; ++k) {
-          base.origin[k] = std::min(base.origin[k], block.cells[2 * (b * D + k)]);
-          base.top[k] = std::max(base.top[k], block.cells[2 * (b * D + k) + 1]);
+          base.origin[k] = std::min(base.origin[k], r.lo[k]);
+          base.top[k] = std::max(base.top[k], r.hi[k]);
+        }
+        if (relative_ok) {
+          if (begin + b == 0) anchor = r.lo;
+          Relative& e = relative.emplace_back();
+          relative_ok = pack_spans<D>(r.lo, r.hi, e.spans);
+          for (std::size_t k = 0; k < D; ++k) {
+            std::int64_t offset = 0;
+            relative_ok = relative_ok && !__builtin_sub_overflow(r.lo[k], anchor[k], &offset) &&
+                          offset >= std::numeric_limits<std::int32_t>::min() &&
+                          offset <= std::numeric_limits<std::int32_t>::max();
+            e.lo[k] = static_cast<std::int32_t>(relative_ok ? offset : 0);
+          }
         }
       }
       continue;
     }
+    relative_ok = false;
     for (std::size_t i = begin; i < begin + part.size(); ++i) {
       absl::StatusOr<Placement<D>> where = spec.place(boxes[i], i);
       if (!where.ok()) return where.status();
@@ -751,6 +875,19 @@ template <std::size_t D>
   }
   if (base_memberships > 0) {
     plan_keys(base, boxes.size(), base_memberships);
+    std::vector<DenseBox> compact;
+    if (relative_ok && base.dense && coarse.empty() &&
+        base.keys <= std::uint64_t{std::numeric_limits<std::uint32_t>::max()}) {
+      compact.resize(relative.size());
+      for (std::size_t i = 0; i < relative.size(); ++i) {
+        std::uint64_t key = 0;  // < keys: the cell lies in [origin, top]
+        for (std::size_t k = 0; k < D; ++k) {
+          key += static_cast<std::uint64_t>(anchor[k] + relative[i].lo[k] - base.origin[k]) * base.stride[k];
+        }
+        compact[i] = {static_cast<std::uint32_t>(key), relative[i].spans};
+      }
+    }
+    relative = {};
     base.residents.reserve(boxes.size() - coarse.size());
     for (std::size_t i = 0; i < boxes.size(); ++i) {
       if (!index.level_of.empty() && index.level_of[i] != 0) continue;
@@ -774,7 +911,7 @@ template <std::size_t D>
           add(static_cast<std::uint32_t>(i), *r);
         }
       }
-    });
+    }, std::move(compact));
     index.levels.push_back(std::move(base));
   }
   // Coarser levels, ascending: few boxes, registered from their placements.
@@ -823,33 +960,51 @@ template <std::size_t D>
       absl::StrCat("more than max_pairs = ", max_pairs, " overlapping pairs (B7)"));
 }
 
-// LSD radix sort of pairs into lexicographic order, on the key (a << id_bits) | b: stable passes of at
-// most 11 bits, b's bits first; a pass whose digit is the same for every pair is skipped. The result is
-// in `a`.
-inline void radix_sort_pairs(std::vector<Pair>& a, std::vector<Pair>& scratch, int id_bits) {
-  const int bits = 2 * id_bits;
-  if (a.size() < 2) return;
+// LSD radix sort of the pairs into lexicographic order, on the key (a << id_bits) | b: stable passes of
+// at most 11 bits, b's bits first. The first pass moves the pairs out of their blocks (released one by
+// one) into `sorted`; the others go back and forth between `sorted` and a scratch array, skipping a pass
+// whose digit is the same for every pair. The result is in `sorted`; peak: two arrays of the pairs.
+inline void radix_sort_pairs(PairBlocks& in, std::vector<Pair>& sorted, int id_bits) {
+  const int bits = std::max(2 * id_bits, 1);
   const int passes = (bits + 10) / 11;
   const int digit = (bits + passes - 1) / passes;
   const std::size_t buckets = std::size_t{1} << digit;
   const std::uint64_t mask = buckets - 1;
   const auto key = [id_bits](const Pair& p) { return (static_cast<std::uint64_t>(p.a) << id_bits) | p.b; };
   std::vector<std::size_t> counts(buckets * static_cast<std::size_t>(passes), 0);
-  for (const Pair& p : a) {
-    const std::uint64_t k = key(p);
-    for (int pass = 0; pass < passes; ++pass) {
-      ++counts[static_cast<std::size_t>(pass) * buckets + ((k >> (pass * digit)) & mask)];
+  for (const std::vector<Pair>& block : in.blocks) {
+    for (const Pair& p : block) {
+      const std::uint64_t k = key(p);
+      for (int pass = 0; pass < passes; ++pass) {
+        ++counts[static_cast<std::size_t>(pass) * buckets + ((k >> (pass * digit)) & mask)];
+      }
     }
   }
-  scratch.resize(a.size());
-  for (int pass = 0; pass < passes; ++pass) {
+  const auto offsets = [&](int pass) {
     std::size_t* c = counts.data() + static_cast<std::size_t>(pass) * buckets;
-    const int s = pass * digit;
-    if (c[(key(a[0]) >> s) & mask] == a.size()) continue;  // every pair has the same digit
     std::size_t sum = 0;
     for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(c[i], sum);
-    for (const Pair& p : a) scratch[c[(key(p) >> s) & mask]++] = p;
-    a.swap(scratch);
+    return c;
+  };
+  sorted.resize(in.size());
+  {
+    std::size_t* c = offsets(0);
+    for (std::vector<Pair>& block : in.blocks) {
+      for (const Pair& p : block) sorted[c[key(p) & mask]++] = p;
+      block = {};
+    }
+    in.blocks = {};
+    in.count = 0;
+  }
+  std::vector<Pair> scratch;
+  for (int pass = 1; pass < passes; ++pass) {
+    const int s = pass * digit;
+    std::size_t* c = counts.data() + static_cast<std::size_t>(pass) * buckets;
+    if (sorted.empty() || c[(key(sorted[0]) >> s) & mask] == sorted.size()) continue;  // one digit for all
+    c = offsets(pass);
+    scratch.resize(sorted.size());
+    for (const Pair& p : sorted) scratch[c[(key(p) >> s) & mask]++] = p;
+    sorted.swap(scratch);
   }
 }
 
@@ -863,7 +1018,7 @@ template <std::size_t D>
   const Stopwatch pairing(timings);
   PairsResult result;
   result.stats = index.stats;
-  std::vector<Pair>& pairs = result.pairs;
+  PairBlocks pairs;
   Counters counters;
   for (const Level<D>& level : index.levels) {
     if (!pair_level(level, boxes, index.max_pairs, pairs, counters)) {
@@ -894,13 +1049,10 @@ template <std::size_t D>
     spent->levels = {};
     spent->level_of = {};
   }
-  {
-    std::vector<Pair> scratch;
-    radix_sort_pairs(pairs, scratch, index.id_bits);
-  }
+  radix_sort_pairs(pairs, result.pairs, index.id_bits);
   result.stats.pair_visits = counters.visits;
   result.stats.unique_candidates = counters.candidates;
-  result.stats.pairs = static_cast<std::int64_t>(pairs.size());
+  result.stats.pairs = static_cast<std::int64_t>(result.pairs.size());
   pairing.stop(timings, &Timings::pairing_ns);
   return result;
 }

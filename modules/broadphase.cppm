@@ -22,6 +22,7 @@ module;
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <ostream>
 #include <span>
 #include <utility>
@@ -376,18 +377,32 @@ void for_each_shared_cell(const Level<D>& level, std::vector<std::uint32_t>& ids
 // doubling holds the old and the new buffer at once, the peak of pairing), and the final sort reads the
 // blocks once, releasing each as it goes.
 struct PairBlocks {
-  static constexpr std::size_t kBlock = std::size_t{1} << 15;
-  std::vector<std::vector<Pair>> blocks;
+  static constexpr std::size_t kBlock = std::size_t{1} << 13;  // 64 KiB: below malloc's mmap threshold
+  std::vector<std::unique_ptr<Pair[]>> blocks;  // full blocks, then the last one being filled
   std::size_t count = 0;
+  Pair* tail = nullptr;  // next free entry of the last block
+  Pair* end = nullptr;
 
   [[nodiscard]] std::size_t size() const { return count; }
-  void push_back(Pair p) {
-    if (blocks.empty() || blocks.back().size() == kBlock) {
-      blocks.emplace_back();
-      blocks.back().reserve(kBlock);
-    }
-    blocks.back().push_back(p);
+  [[gnu::always_inline]] void push_back(Pair p) {
+    if (tail == end) grow();
+    *tail++ = p;
     ++count;
+  }
+  // Calls fn(pairs) for every block in order, with its filled part.
+  template <typename Fn>
+  void for_each_block(Fn&& fn) const {
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      const std::size_t filled = i + 1 < blocks.size() ? kBlock : kBlock - static_cast<std::size_t>(end - tail);
+      fn(std::span<const Pair>(blocks[i].get(), filled));
+    }
+  }
+
+ private:
+  [[gnu::noinline]] void grow() {
+    blocks.push_back(std::unique_ptr<Pair[]>(new Pair[kBlock]));
+    tail = blocks.back().get();
+    end = tail + kBlock;
   }
 };
 
@@ -961,24 +976,33 @@ template <std::size_t D>
 }
 
 // LSD radix sort of the pairs into lexicographic order, on the key (a << id_bits) | b: stable passes of
-// at most 11 bits, b's bits first. The first pass moves the pairs out of their blocks (released one by
-// one) into `sorted`; the others go back and forth between `sorted` and a scratch array, skipping a pass
-// whose digit is the same for every pair. The result is in `sorted`; peak: two arrays of the pairs.
+// at most 12 bits (4096 counters, in L1), b's bits first; a pass whose digit is the same for every pair
+// is skipped. The first pass moves the pairs out of their blocks (released one by one); the passes go
+// back and forth between `sorted` and an uninitialised scratch array, starting in whichever of the two
+// makes the last pass end in `sorted`. Peak: two arrays of the pairs.
 inline void radix_sort_pairs(PairBlocks& in, std::vector<Pair>& sorted, int id_bits) {
   const int bits = std::max(2 * id_bits, 1);
-  const int passes = (bits + 10) / 11;
+  const int passes = (bits + 11) / 12;
   const int digit = (bits + passes - 1) / passes;
   const std::size_t buckets = std::size_t{1} << digit;
   const std::uint64_t mask = buckets - 1;
+  const std::size_t n = in.size();
   const auto key = [id_bits](const Pair& p) { return (static_cast<std::uint64_t>(p.a) << id_bits) | p.b; };
   std::vector<std::size_t> counts(buckets * static_cast<std::size_t>(passes), 0);
-  for (const std::vector<Pair>& block : in.blocks) {
+  std::uint64_t first = 0;
+  in.for_each_block([&](std::span<const Pair> block) {
     for (const Pair& p : block) {
       const std::uint64_t k = key(p);
       for (int pass = 0; pass < passes; ++pass) {
         ++counts[static_cast<std::size_t>(pass) * buckets + ((k >> (pass * digit)) & mask)];
       }
     }
+  });
+  if (n > 0) first = key(in.blocks[0][0]);
+  // The passes that move anything (pass 0 always runs: it leaves the blocks).
+  std::vector<int> active = {0};
+  for (int pass = 1; pass < passes; ++pass) {
+    if (counts[static_cast<std::size_t>(pass) * buckets + ((first >> (pass * digit)) & mask)] != n) active.push_back(pass);
   }
   const auto offsets = [&](int pass) {
     std::size_t* c = counts.data() + static_cast<std::size_t>(pass) * buckets;
@@ -986,25 +1010,25 @@ inline void radix_sort_pairs(PairBlocks& in, std::vector<Pair>& sorted, int id_b
     for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(c[i], sum);
     return c;
   };
-  sorted.resize(in.size());
+  sorted.resize(n);
+  std::unique_ptr<Pair[]> scratch(active.size() > 1 ? new Pair[n] : nullptr);
+  // Pass j writes into sorted iff (active.size() - 1 - j) is even.
+  Pair* to = active.size() % 2 == 1 ? sorted.data() : scratch.get();
+  Pair* from = to == sorted.data() ? scratch.get() : sorted.data();
   {
     std::size_t* c = offsets(0);
-    for (std::vector<Pair>& block : in.blocks) {
-      for (const Pair& p : block) sorted[c[key(p) & mask]++] = p;
-      block = {};
-    }
-    in.blocks = {};
-    in.count = 0;
+    std::size_t i = 0;
+    in.for_each_block([&](std::span<const Pair> block) {
+      for (const Pair& p : block) to[c[key(p) & mask]++] = p;
+      in.blocks[i++].reset();
+    });
+    in = PairBlocks{};
   }
-  std::vector<Pair> scratch;
-  for (int pass = 1; pass < passes; ++pass) {
-    const int s = pass * digit;
-    std::size_t* c = counts.data() + static_cast<std::size_t>(pass) * buckets;
-    if (sorted.empty() || c[(key(sorted[0]) >> s) & mask] == sorted.size()) continue;  // one digit for all
-    c = offsets(pass);
-    scratch.resize(sorted.size());
-    for (const Pair& p : sorted) scratch[c[(key(p) >> s) & mask]++] = p;
-    sorted.swap(scratch);
+  for (std::size_t j = 1; j < active.size(); ++j) {
+    std::swap(from, to);
+    const int s = active[j] * digit;
+    std::size_t* c = offsets(active[j]);
+    for (std::size_t i = 0; i < n; ++i) to[c[(key(from[i]) >> s) & mask]++] = from[i];
   }
 }
 

@@ -16,14 +16,22 @@ module;
 #include "lwc/config.h"
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <concepts>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <ostream>
 #include <span>
+#include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -51,6 +59,249 @@ export import :persistent;
 LWC_EXACT_FP_BEGIN
 
 namespace lwc::internal {
+
+// The double equal to a float, exactly in every floating-point mode: a normal float through the
+// conversion instruction (exact), zeros, subnormals, infinities and NaNs from the bits (fp::widen), since
+// cvtss2sd reads a subnormal as 0 under denormals-are-zero and a NaN is poison under -ffinite-math-only.
+[[nodiscard]] inline double exact_double(float x) noexcept {
+  const auto exponent = std::bit_cast<std::uint32_t>(x) & 0x7f800000U;
+  if (exponent != 0 && exponent != 0x7f800000U) return static_cast<double>(x);
+  return fp::widen(x);
+}
+[[nodiscard]] inline double exact_double(double x) noexcept { return x; }
+
+}  // namespace lwc::internal
+
+LWC_EXPORT namespace lwc {
+
+// BoxView
+//
+// The caller's boxes, read in place (B13): n boxes of D floats or doubles, wherever they live. Box i's
+// min corner is D consecutive F at `min + i * stride` bytes, its max corner D consecutive F at
+// `max + i * stride` bytes. That one shape covers an array of structs (an engine's AABB array: both
+// pointers into element 0, stride sizeof(element)) and separate min and max arrays (stride D * sizeof(F)).
+// A view never copies or owns: the boxes must outlive every call that reads them. find_pairs reads each
+// bound as the double it is exactly (every float is a double), so a float box has the errors, the
+// quantisation (D9: the floor of the float's exact value, not of a decimal it was written as) and the
+// pairs of the same box widened to double.
+//
+// Example:
+//   struct Aabb { float lower[2]; int tag; float upper[2]; };   // an engine's layout
+//   absl::StatusOr<lwc::BoxView<2, float>> view = lwc::BoxView<2, float>::strided(
+//       aabbs[0].lower, aabbs[0].upper, aabbs.size(), sizeof(Aabb));
+//   absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(*view, config);
+template <std::size_t D, typename F>
+  requires((D == 2 || D == 3) && (std::same_as<F, float> || std::same_as<F, double>))
+class BoxView {
+ public:
+  // An empty view (no boxes).
+  constexpr BoxView() noexcept = default;
+
+  // of()
+  //
+  // The boxes of a span of Box<D> (F = double) or FloatBox<D> (F = float). Cannot fail.
+  [[nodiscard]] static BoxView of(std::span<const Box<D>> boxes) noexcept
+    requires std::same_as<F, double>
+  {
+    return from(boxes.data(), boxes.size());
+  }
+  [[nodiscard]] static BoxView of(std::span<const FloatBox<D>> boxes) noexcept
+    requires std::same_as<F, float>
+  {
+    return from(boxes.data(), boxes.size());
+  }
+
+  // separate()
+  //
+  // Box i is [min[i], max[i]]. InvalidArgument (B13) when the spans differ in length.
+  [[nodiscard]] static absl::StatusOr<BoxView> separate(std::span<const std::array<F, D>> min,
+                                                        std::span<const std::array<F, D>> max) {
+    if (min.size() != max.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("separate: ", min.size(), " min corners but ", max.size(), " max corners (B13)"));
+    }
+    BoxView v;
+    v.min_ = reinterpret_cast<const std::byte*>(min.data());
+    v.max_ = reinterpret_cast<const std::byte*>(max.data());
+    v.count_ = min.size();
+    v.stride_ = sizeof(std::array<F, D>);
+    return v;
+  }
+
+  // strided()
+  //
+  // Box i's min corner is the D values of F at byte offset i * stride from `min`, its max corner the D
+  // values at i * stride from `max`. InvalidArgument (B13), naming the argument, when count > 0 and a
+  // pointer is null or not aligned for F, when the stride is not a multiple of alignof(F), or when the
+  // last box would lie beyond the address space. The memory itself cannot be checked: the caller
+  // promises count boxes there, as for a span.
+  [[nodiscard]] static absl::StatusOr<BoxView> strided(const F* min, const F* max, std::size_t count,
+                                                       std::size_t stride) {
+    if (count == 0) return BoxView();
+    for (const F* p : {min, max}) {
+      const auto address = reinterpret_cast<std::uintptr_t>(p);
+      if (p == nullptr || address % alignof(F) != 0) {
+        return absl::InvalidArgumentError(absl::StrCat("strided: the ", p == min ? "min" : "max",
+                                                       " pointer is null or not aligned for its type (B13)"));
+      }
+      constexpr std::uintptr_t kTop = std::numeric_limits<std::uintptr_t>::max() - D * sizeof(F);
+      if (address > kTop || (stride != 0 && count - 1 > (kTop - address) / stride)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("strided: ", count, " boxes of stride ", stride, " pass the end of memory (B13)"));
+      }
+    }
+    if (stride % alignof(F) != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("strided: stride ", stride, " is not a multiple of ", alignof(F), " (B13)"));
+    }
+    BoxView v;
+    v.min_ = reinterpret_cast<const std::byte*>(min);
+    v.max_ = reinterpret_cast<const std::byte*>(max);
+    v.count_ = count;
+    v.stride_ = stride;
+    return v;
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return count_; }
+  [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
+
+  // Box i (i < size()) as doubles, exactly (B13).
+  [[nodiscard]] Box<D> operator[](std::size_t i) const noexcept {
+    Box<D> out;
+    F v[2 * D];
+    std::memcpy(v, min_ + i * stride_, D * sizeof(F));
+    std::memcpy(v + D, max_ + i * stride_, D * sizeof(F));
+    for (std::size_t k = 0; k < D; ++k) {
+      out.min[k] = internal::exact_double(v[k]);
+      out.max[k] = internal::exact_double(v[D + k]);
+    }
+    return out;
+  }
+
+  // The boxes [offset, offset + count) (offset + count <= size()).
+  [[nodiscard]] BoxView subspan(std::size_t offset, std::size_t count) const noexcept {
+    BoxView v = *this;
+    v.min_ = count == 0 ? nullptr : min_ + offset * stride_;
+    v.max_ = count == 0 ? nullptr : max_ + offset * stride_;
+    v.count_ = count;
+    return v;
+  }
+
+  void prefetch(std::size_t i) const noexcept {
+    __builtin_prefetch(min_ + i * stride_);
+    __builtin_prefetch(max_ + i * stride_);
+  }
+
+ private:
+  template <typename T>
+  static BoxView from(const T* boxes, std::size_t n) noexcept {
+    static_assert(std::is_standard_layout_v<T> && offsetof(T, min) == 0 && offsetof(T, max) == D * sizeof(F));
+    BoxView v;
+    if (n == 0) return v;
+    v.min_ = reinterpret_cast<const std::byte*>(boxes);
+    v.max_ = v.min_ + offsetof(T, max);
+    v.count_ = n;
+    v.stride_ = sizeof(T);
+    return v;
+  }
+
+  const std::byte* min_ = nullptr;
+  const std::byte* max_ = nullptr;
+  std::size_t count_ = 0;
+  std::size_t stride_ = 0;
+};
+
+// TaskSystem
+//
+// How a call may split its work (B15): into `workers` parts, run through the caller's job system in the
+// shape of Box2D v3's enqueueTask/finishTask. enqueue(task, item_count, min_range, task_context,
+// user_context) must arrange for task(begin, end, worker, task_context) to be called over ranges that
+// cover [0, item_count) exactly once, on any threads, with worker < workers, and return a handle, or
+// run them all before returning and return nullptr; finish(handle, user_context) must return only after
+// every range of that handle has run. The default is serial: one part, on the calling thread. ThreadPool
+// provides one. The result never depends on it: every call is bit-identical to the serial one (B15).
+struct TaskSystem {
+  using Task = void (*)(std::uint32_t begin, std::uint32_t end, std::uint32_t worker, void* task_context);
+  using Enqueue = void* (*)(Task task, std::uint32_t item_count, std::uint32_t min_range, void* task_context,
+                            void* user_context);
+  using Finish = void (*)(void* user_task, void* user_context);
+
+  std::uint32_t workers = 1;  // 1 to kMaxWorkers
+  Enqueue enqueue = nullptr;  // required when workers > 1
+  Finish finish = nullptr;    // required when workers > 1
+  void* user_context = nullptr;
+
+  static constexpr std::uint32_t kMaxWorkers = 256;
+};
+
+}  // namespace lwc
+
+namespace lwc::internal {
+
+// InvalidArgument (B15) for a task system that cannot be used.
+[[nodiscard]] inline absl::Status validate_tasks(const TaskSystem& tasks) {
+  if (tasks.workers < 1 || tasks.workers > TaskSystem::kMaxWorkers) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("task system: ", tasks.workers, " workers, not in [1, ", TaskSystem::kMaxWorkers, "] (B15)"));
+  }
+  if (tasks.workers > 1 && (tasks.enqueue == nullptr || tasks.finish == nullptr)) {
+    return absl::InvalidArgumentError("task system: more than one worker needs enqueue and finish (B15)");
+  }
+  return absl::OkStatus();
+}
+
+// Runs fn(part) for every part < parts, through `tasks` when it has more than one worker.
+template <typename Fn>
+void run_parts(const TaskSystem& tasks, std::uint32_t parts, Fn& fn) {
+  if (parts <= 1 || tasks.workers <= 1) {
+    for (std::uint32_t p = 0; p < parts; ++p) fn(p);
+    return;
+  }
+  const TaskSystem::Task task = [](std::uint32_t begin, std::uint32_t end, std::uint32_t, void* context) {
+    for (std::uint32_t p = begin; p < end; ++p) (*static_cast<Fn*>(context))(p);
+  };
+  void* handle = tasks.enqueue(task, parts, 1, &fn, tasks.user_context);
+  if (handle != nullptr) tasks.finish(handle, tasks.user_context);
+}
+
+// The pair budget of one pairing pass (B7), shared by the parts of a parallel call (B15). A part asks
+// full(size) before appending its (size + 1)-th pair: alone, that is size >= limit; in parallel, a part
+// publishes its count every kChunk pairs and is full when the published total proves more than `limit`
+// pairs exist. So a call is refused iff it has more than `limit` pairs whatever the split (the final
+// totals are compared too), and the parts hold at most limit + parts * kChunk pairs between them.
+class PairLimit {
+ public:
+  static constexpr std::uint64_t kChunk = 1024;
+
+  explicit PairLimit(std::uint64_t limit, std::atomic<std::uint64_t>* shared = nullptr)
+      : limit_(limit), shared_(shared), next_(shared == nullptr ? limit : std::min(limit, kChunk)) {}
+
+  [[nodiscard]] bool full(std::size_t size) { return size >= next_ && !grow(size); }
+
+ private:
+  [[nodiscard]] bool grow(std::size_t size) {
+    if (shared_ == nullptr) return false;
+    const std::uint64_t total = shared_->fetch_add(size - published_, std::memory_order_relaxed) + (size - published_);
+    published_ = size;
+    if (total >= limit_) return false;  // with the pair about to be added, more than limit_
+    next_ = size + std::min(kChunk, limit_ - total);
+    return true;
+  }
+
+  std::uint64_t limit_;
+  std::atomic<std::uint64_t>* shared_;
+  std::uint64_t next_;
+  std::uint64_t published_ = 0;
+};
+
+template <std::size_t D>
+inline void prefetch_box(std::span<const Box<D>> boxes, std::uint64_t id) {
+  __builtin_prefetch(&boxes[id]);
+}
+template <std::size_t D, typename F>
+inline void prefetch_box(const BoxView<D, F>& boxes, std::uint64_t id) {
+  boxes.prefetch(id);
+}
 
 // One level of the grid: its boxes' (cell, box) memberships sorted by cell, then box.
 //
@@ -244,15 +495,16 @@ void for_each_shared_cell(const Level<D>& level, std::vector<std::uint32_t>& ids
 
 // Pairs the residents of one level with each other: in every shared cell, each two boxes once, reported
 // only when the cell is their reference cell and they overlap (B1-B3, B9). Returns false as soon as
-// more than `max_pairs` pairs exist.
-template <std::size_t D>
-[[nodiscard]] bool pair_level(const Level<D>& level, std::span<const Box<D>> boxes, std::int64_t max_pairs,
-                              std::vector<std::uint64_t>& out, int id_bits, Counters& counters) {
+// `limit` says more than max_pairs pairs exist. A packed level is paired over its words [from, to), which
+// a parallel call cuts at cell boundaries (B15); a wide level always whole.
+template <std::size_t D, typename Boxes>
+[[nodiscard]] bool pair_level(const Level<D>& level, const Boxes& boxes, PairLimit& limit,
+                              std::vector<std::uint64_t>& out, int id_bits, Counters& counters,
+                              std::size_t from = 0, std::size_t to = std::numeric_limits<std::size_t>::max()) {
   std::vector<std::uint32_t> ids;
   std::vector<std::uint32_t> flags;
   std::vector<Box<D>> local;
   bool within = true;
-  const auto limit = static_cast<std::uint64_t>(max_pairs);
   const auto pair_cell = [&](std::size_t c) {
     counters.visits += static_cast<std::int64_t>(c * (c - 1) / 2);
     local.resize(c);
@@ -264,7 +516,7 @@ template <std::size_t D>
         if ((fa | flags[b]) != all_flags<D>()) continue;  // not the reference cell of this pair
         ++counters.candidates;
         if (!overlaps(ba, local[b])) continue;
-        if (out.size() >= limit) {
+        if (limit.full(out.size())) {
           within = false;
           return;
         }
@@ -281,17 +533,17 @@ template <std::size_t D>
   // Packed: the same, decoding in place, with the boxes of the next memberships prefetched: the box
   // loads are the only random accesses, and they dominate the pairing time without it.
   const std::vector<std::uint64_t>& w = level.words;
-  const std::size_t n = w.size();
+  const std::size_t n = std::min(w.size(), to);
   const int shift = level.key_shift;
   const std::uint64_t id_mask = (std::uint64_t{1} << level.id_bits) - 1;
   constexpr std::size_t kAhead = 24;
-  std::size_t fetched = 0;
-  for (std::size_t i = 0; i < n && within;) {
+  std::size_t fetched = from;
+  for (std::size_t i = from; i < n && within;) {
     const std::uint64_t key = w[i] >> shift;
     std::size_t j = i + 1;
     while (j < n && (w[j] >> shift) == key) ++j;
     for (const std::size_t until = std::min(n, j + kAhead); fetched < until; ++fetched) {
-      __builtin_prefetch(&boxes[(w[fetched] >> D) & id_mask]);
+      prefetch_box(boxes, (w[fetched] >> D) & id_mask);
     }
     if (j - i >= 2) {
       ids.clear();
@@ -311,9 +563,8 @@ template <std::size_t D>
 // overlaps `probe`, from the reference cell of the two (B9, B10). The probe's cells are clamped to the
 // level's cell bounds (which leaves every reference cell in place, as residents start inside them);
 // a probe whose clamped range has more rows than the level has memberships scans the residents instead.
-template <std::size_t D, typename Fn>
-void probe_level(const Level<D>& level, std::span<const Box<D>> boxes, const Box<D>& probe, Counters& counters,
-                 Fn&& fn) {
+template <std::size_t D, typename Boxes, typename Fn>
+void probe_level(const Level<D>& level, const Boxes& boxes, const Box<D>& probe, Counters& counters, Fn&& fn) {
   if (level.residents.empty() || !overlaps(probe, level.bounds)) return;
   CellRange<D> r{};
   for (std::size_t k = 0; k < D; ++k) {
@@ -414,15 +665,15 @@ struct BlockCells {
   }
 };
 
-template <std::size_t D>
-[[nodiscard]] bool quantise_block(std::span<const Box<D>> boxes, CellSize h, std::int64_t budget,
-                                  BlockCells<D>& out) {
+template <std::size_t D, typename Boxes>
+[[nodiscard]] bool quantise_block(const Boxes& boxes, CellSize h, std::int64_t budget, BlockCells<D>& out) {
   bool ordered = true;
   for (std::size_t b = 0; b < boxes.size(); ++b) {
+    const Box<D> box = boxes[b];  // a caller's float box is widened here, once (B13)
     for (std::size_t k = 0; k < D; ++k) {
-      ordered &= boxes[b].min[k] <= boxes[b].max[k];  // false for NaN; infinities fail in cells_of
-      out.coords[2 * (b * D + k)] = boxes[b].min[k];
-      out.coords[2 * (b * D + k) + 1] = boxes[b].max[k];
+      ordered &= box.min[k] <= box.max[k];  // false for NaN; infinities fail in cells_of
+      out.coords[2 * (b * D + k)] = box.min[k];
+      out.coords[2 * (b * D + k) + 1] = box.max[k];
     }
   }
   if (!ordered) return false;
@@ -461,9 +712,8 @@ struct Index {
 
 // Validation, placement and registration (B6-B8, B11): nothing proportional to a box's cells is
 // allocated before the span of every box and the total are known to be within budget.
-template <std::size_t D>
-[[nodiscard]] absl::StatusOr<Index<D>> build_index(std::span<const Box<D>> boxes, const GridSpec<D>& spec,
-                                                  Timings* timings) {
+template <std::size_t D, typename Boxes>
+[[nodiscard]] absl::StatusOr<Index<D>> build_index(const Boxes& boxes, const GridSpec<D>& spec, Timings* timings) {
   const Stopwatch validating(timings);
   if (boxes.size() > std::numeric_limits<std::uint32_t>::max()) return too_many_boxes(boxes.size());
   const GridConfig& config = spec.config();
@@ -486,8 +736,8 @@ template <std::size_t D>
   std::vector<Coarse> coarse;
   BlockCells<D> block;
   for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
-    const std::span<const Box<D>> part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
-    if (quantise_block(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
+    const auto part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
+    if (quantise_block<D>(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
       for (std::size_t b = 0; b < part.size(); ++b) {
         total += block.counts[b];
         base_memberships += block.counts[b];  // <= total, which is checked below before any use
@@ -541,14 +791,15 @@ template <std::size_t D>
     const auto add = [&](std::size_t i, const CellRange<D>& r) {
       register_box(base, static_cast<std::uint32_t>(i), r);
       base.residents.push_back(static_cast<std::uint32_t>(i));
+      const Box<D> box = boxes[i];
       for (std::size_t k = 0; k < D; ++k) {
-        base.bounds.min[k] = base.residents.size() == 1 ? boxes[i].min[k] : std::min(base.bounds.min[k], boxes[i].min[k]);
-        base.bounds.max[k] = base.residents.size() == 1 ? boxes[i].max[k] : std::max(base.bounds.max[k], boxes[i].max[k]);
+        base.bounds.min[k] = base.residents.size() == 1 ? box.min[k] : std::min(base.bounds.min[k], box.min[k]);
+        base.bounds.max[k] = base.residents.size() == 1 ? box.max[k] : std::max(base.bounds.max[k], box.max[k]);
       }
     };
     for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
-      const std::span<const Box<D>> part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
-      if (quantise_block(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
+      const auto part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
+      if (quantise_block<D>(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
         for (std::size_t b = 0; b < part.size(); ++b) add(begin + b, block.range(b));
         continue;
       }
@@ -582,7 +833,7 @@ template <std::size_t D>
     plan_keys(level, boxes.size());
     level.bounds = boxes[coarse[i].id];
     for (std::size_t m = i; m < j; ++m) {  // ids ascend within a level
-      const Box<D>& b = boxes[coarse[m].id];
+      const Box<D> b = boxes[coarse[m].id];
       register_box(level, coarse[m].id, coarse[m].where.cells);
       level.residents.push_back(coarse[m].id);
       for (std::size_t k = 0; k < D; ++k) {
@@ -605,68 +856,215 @@ template <std::size_t D>
       absl::StrCat("more than max_pairs = ", max_pairs, " overlapping pairs (B7)"));
 }
 
-// Pairing (B1-B4): within every level, then every box against every coarser level it is finer than;
-// then one radix sort into canonical order. No pair set: each pair is met in one reference cell only.
-template <std::size_t D>
-[[nodiscard]] absl::StatusOr<PairsResult> pair_index(const Index<D>& index, std::span<const Box<D>> boxes,
-                                                     Timings* timings) {
-  const Stopwatch pairing(timings);
-  PairsResult result;
-  result.stats = index.stats;
-  std::vector<std::uint64_t> packed;
-  Counters counters;
-  for (const Level<D>& level : index.levels) {
-    if (!pair_level(level, boxes, index.max_pairs, packed, index.id_bits, counters)) {
-      return too_many_pairs(index.max_pairs);
-    }
-  }
-  // Cross-level: a box of level j meets each coarser level's residents by probing it (B11).
-  const auto limit = static_cast<std::size_t>(index.max_pairs);
+// Every box of [begin, end) against every coarser level than its own (B11): it probes the level and meets
+// each resident there once, from their reference cell. Returns false when `limit` is reached.
+template <std::size_t D, typename Boxes, typename Out>
+[[nodiscard]] bool probe_coarse(const Index<D>& index, const Boxes& boxes, std::size_t begin, std::size_t end,
+                                PairLimit& limit, Out& out) {
   bool within = true;
   for (const Level<D>& level : index.levels) {
     if (level.level == 0 || !within) continue;
-    for (std::size_t i = 0; i < boxes.size() && within; ++i) {
+    for (std::size_t i = begin; i < end && within; ++i) {
       const int own = index.level_of.empty() ? 0 : index.level_of[i];
       if (own >= level.level) continue;
       const auto id = static_cast<std::uint32_t>(i);
-      probe_level(level, boxes, boxes[i], counters, [&](std::uint32_t resident) {
+      probe_level(level, boxes, boxes[i], out.counters, [&](std::uint32_t resident) {
         if (!within) return;
-        if (packed.size() >= limit) {
+        if (limit.full(out.packed.size())) {
           within = false;
           return;
         }
         const std::uint32_t a = std::min(id, resident);
         const std::uint32_t b = std::max(id, resident);
-        packed.push_back((static_cast<std::uint64_t>(a) << index.id_bits) | b);
+        out.packed.push_back((static_cast<std::uint64_t>(a) << index.id_bits) | b);
       });
     }
   }
-  if (!within) return too_many_pairs(index.max_pairs);
-  {
-    std::vector<std::uint64_t> scratch;
-    radix_sort(packed, scratch, 0, 2 * index.id_bits);
+  return within;
+}
+
+// The pairs of an index, packed as (a << id_bits) | b in canonical order (B4), with the work counters; or
+// false when there are more than `limit` (B7). Within every level, then every box against every coarser
+// level it is finer than; then one radix sort. No pair set: each pair is met in one reference cell only.
+// With a task system of W > 1 workers (B15) each packed level's memberships are cut into W runs of whole
+// cells and the probes into W runs of boxes; each part collects its own pairs and counters, which are
+// joined in part order before the same sort, so the pairs and the counts are those of the serial pass.
+struct PackedPairs {
+  std::vector<std::uint64_t> packed;
+  Counters counters;
+  bool within = true;
+};
+
+template <std::size_t D, typename Boxes>
+[[nodiscard]] PackedPairs pair_packed(const Index<D>& index, const Boxes& boxes, std::uint64_t limit,
+                                      const TaskSystem& tasks) {
+  PackedPairs result;
+  const std::uint32_t parts = std::max<std::uint32_t>(1, tasks.workers);
+  if (parts == 1) {
+    PairLimit budget(limit);
+    for (const Level<D>& level : index.levels) {
+      if (!pair_level(level, boxes, budget, result.packed, index.id_bits, result.counters)) {
+        result.within = false;
+        return result;
+      }
+    }
+  } else {
+    std::atomic<std::uint64_t> shared{0};
+    std::atomic<bool> over{false};
+    std::vector<PackedPairs> part(parts);
+    std::vector<PairLimit> budgets;  // one per part for every level: each publishes its own count
+    budgets.reserve(parts);
+    for (std::uint32_t p = 0; p < parts; ++p) budgets.emplace_back(limit, &shared);
+    for (const Level<D>& level : index.levels) {
+      if (over.load(std::memory_order_relaxed)) break;
+      if (!level.packed) {  // a world of more than ~2^40 cells: paired whole, by the first part
+        if (!pair_level(level, boxes, budgets[0], part[0].packed, index.id_bits, part[0].counters)) over = true;
+        continue;
+      }
+      // Cut points on cell boundaries: a cell's memberships are never split between two parts.
+      const std::vector<std::uint64_t>& w = level.words;
+      std::vector<std::size_t> cut(parts + 1, w.size());
+      cut[0] = 0;
+      for (std::uint32_t p = 1; p < parts; ++p) {
+        std::size_t c = std::max(cut[p - 1], w.size() / parts * p);
+        while (c > cut[p - 1] && c < w.size() && (w[c] >> level.key_shift) == (w[c - 1] >> level.key_shift)) ++c;
+        cut[p] = c;
+      }
+      auto run = [&](std::uint32_t p) {
+        if (cut[p] < cut[p + 1] &&
+            !pair_level(level, boxes, budgets[p], part[p].packed, index.id_bits, part[p].counters, cut[p], cut[p + 1])) {
+          over.store(true, std::memory_order_relaxed);
+        }
+      };
+      run_parts(tasks, parts, run);
+    }
+    for (const PackedPairs& p : part) {
+      result.counters.visits += p.counters.visits;
+      result.counters.candidates += p.counters.candidates;
+    }
+    if (over.load(std::memory_order_relaxed)) {
+      result.within = false;
+      return result;
+    }
+    // The probes below start from the level pairs' count; the parts are joined after them.
+    std::uint64_t found = 0;
+    for (const PackedPairs& p : part) found += p.packed.size();
+    if (found > limit) {
+      result.within = false;
+      return result;
+    }
+    shared.store(found);
+    bool coarse = false;
+    for (const Level<D>& level : index.levels) coarse |= level.level != 0;
+    if (coarse) {
+      std::vector<PackedPairs> probes(parts);
+      auto run = [&](std::uint32_t p) {
+        const std::size_t begin = boxes.size() / parts * p;
+        const std::size_t end = p + 1 == parts ? boxes.size() : boxes.size() / parts * (p + 1);
+        PairLimit budget(limit, &shared);
+        probes[p].within = probe_coarse(index, boxes, begin, end, budget, probes[p]);
+        if (!probes[p].within) over.store(true, std::memory_order_relaxed);
+      };
+      run_parts(tasks, parts, run);
+      for (PackedPairs& p : probes) {
+        result.counters.visits += p.counters.visits;
+        result.counters.candidates += p.counters.candidates;
+        part.push_back(std::move(p));
+      }
+      if (over.load(std::memory_order_relaxed)) {
+        result.within = false;
+        return result;
+      }
+    }
+    std::size_t total = 0;
+    for (const PackedPairs& p : part) total += p.packed.size();
+    if (total > limit) {
+      result.within = false;
+      return result;
+    }
+    result.packed.reserve(total);
+    for (const PackedPairs& p : part) result.packed.insert(result.packed.end(), p.packed.begin(), p.packed.end());
   }
-  result.pairs.resize(packed.size());
+  if (parts == 1) {
+    PairLimit budget(limit);
+    PackedPairs probes;
+    probes.packed = std::move(result.packed);
+    if (!probe_coarse(index, boxes, 0, boxes.size(), budget, probes)) {
+      result.within = false;
+      return result;
+    }
+    result.packed = std::move(probes.packed);
+    result.counters.visits += probes.counters.visits;
+    result.counters.candidates += probes.counters.candidates;
+  }
+  std::vector<std::uint64_t> scratch;
+  radix_sort(result.packed, scratch, 0, 2 * index.id_bits);
+  return result;
+}
+
+[[nodiscard]] inline std::uint64_t pair_limit(std::int64_t max_pairs, std::size_t room) {
+  return std::min(static_cast<std::uint64_t>(max_pairs), static_cast<std::uint64_t>(room));
+}
+
+template <std::size_t D>
+[[nodiscard]] Pair unpack(const Index<D>& index, std::uint64_t packed) {
   const std::uint64_t mask = (std::uint64_t{1} << index.id_bits) - 1;
-  for (std::size_t i = 0; i < packed.size(); ++i) {
-    result.pairs[i] = {static_cast<std::uint32_t>(packed[i] >> index.id_bits),
-                       static_cast<std::uint32_t>(packed[i] & mask)};
-  }
-  result.stats.pair_visits = counters.visits;
-  result.stats.unique_candidates = counters.candidates;
+  return {static_cast<std::uint32_t>(packed >> index.id_bits), static_cast<std::uint32_t>(packed & mask)};
+}
+
+template <std::size_t D, typename Boxes>
+[[nodiscard]] absl::StatusOr<PairsResult> pair_index(const Index<D>& index, const Boxes& boxes, Timings* timings,
+                                                     const TaskSystem& tasks = {}) {
+  const Stopwatch pairing(timings);
+  PackedPairs found = pair_packed(index, boxes, static_cast<std::uint64_t>(index.max_pairs), tasks);
+  if (!found.within) return too_many_pairs(index.max_pairs);
+  PairsResult result;
+  result.stats = index.stats;
+  result.pairs.resize(found.packed.size());
+  for (std::size_t i = 0; i < found.packed.size(); ++i) result.pairs[i] = unpack(index, found.packed[i]);
+  result.stats.pair_visits = found.counters.visits;
+  result.stats.unique_candidates = found.counters.candidates;
   result.stats.pairs = static_cast<std::int64_t>(result.pairs.size());
   pairing.stop(timings, &Timings::pairing_ns);
   return result;
 }
 
-template <std::size_t D>
-[[nodiscard]] absl::StatusOr<PairsResult> find_pairs(std::span<const Box<D>> boxes, const GridConfig& config,
-                                                     Timings* timings) {
+// The sinks of the caller's output (B14): each receives the pairs only after the whole call succeeded.
+template <std::size_t D, typename Boxes, typename Sink>
+[[nodiscard]] absl::StatusOr<Stats> pairs_to(const Boxes& boxes, const GridConfig& config, const TaskSystem& tasks,
+                                             std::size_t room, Timings* timings, Sink&& sink) {
+  if (absl::Status s = validate_tasks(tasks); !s.ok()) return s;
   absl::StatusOr<GridSpec<D>> spec = GridSpec<D>::create(config);
   if (!spec.ok()) return spec.status();
   absl::StatusOr<Index<D>> index = build_index<D>(boxes, *spec, timings);
   if (!index.ok()) return index.status();
-  return pair_index<D>(*index, boxes, timings);
+  const Stopwatch pairing(timings);
+  const PackedPairs found = pair_packed(*index, boxes, pair_limit(index->max_pairs, room), tasks);
+  if (!found.within) {
+    if (static_cast<std::uint64_t>(room) < static_cast<std::uint64_t>(index->max_pairs)) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "more than the output buffer's ", room, " pairs (max_pairs = ", index->max_pairs, "); nothing written (B14)"));
+    }
+    return too_many_pairs(index->max_pairs);
+  }
+  Stats stats = index->stats;
+  stats.pair_visits = found.counters.visits;
+  stats.unique_candidates = found.counters.candidates;
+  stats.pairs = static_cast<std::int64_t>(found.packed.size());
+  for (std::size_t i = 0; i < found.packed.size(); ++i) sink(i, unpack(*index, found.packed[i]));
+  pairing.stop(timings, &Timings::pairing_ns);
+  return stats;
+}
+
+template <std::size_t D, typename Boxes>
+[[nodiscard]] absl::StatusOr<PairsResult> find_pairs(const Boxes& boxes, const GridConfig& config, Timings* timings,
+                                                     const TaskSystem& tasks = {}) {
+  if (absl::Status s = validate_tasks(tasks); !s.ok()) return s;
+  absl::StatusOr<GridSpec<D>> spec = GridSpec<D>::create(config);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<Index<D>> index = build_index<D>(boxes, *spec, timings);
+  if (!index.ok()) return index.status();
+  return pair_index<D>(*index, boxes, timings, tasks);
 }
 
 }  // namespace lwc::internal
@@ -698,6 +1096,213 @@ LWC_EXPORT namespace lwc {
   return internal::find_pairs<3>(boxes, config, timings);
 }
 
+// find_pairs(), parallel
+//
+// The same call split over `tasks` (a ThreadPool's, or the caller's job system): bit-identical pairs and
+// stats and the same errors as the serial call for every input (B15); InvalidArgument for an unusable
+// task system (0 or more than 256 workers, or more than one without enqueue and finish).
+//
+// Example:
+//   absl::StatusOr<std::unique_ptr<lwc::ThreadPool>> pool = lwc::ThreadPool::create(4);
+//   absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(boxes, config, (*pool)->tasks());
+[[nodiscard]] inline absl::StatusOr<PairsResult> find_pairs(std::span<const Box2> boxes, const GridConfig& config,
+                                                            const TaskSystem& tasks, Timings* timings = nullptr) {
+  return internal::find_pairs<2>(boxes, config, timings, tasks);
+}
+[[nodiscard]] inline absl::StatusOr<PairsResult> find_pairs(std::span<const Box3> boxes, const GridConfig& config,
+                                                            const TaskSystem& tasks, Timings* timings = nullptr) {
+  return internal::find_pairs<3>(boxes, config, timings, tasks);
+}
+
+// find_pairs(), the caller's boxes
+//
+// find_pairs over boxes read in place through a BoxView (B13): floats or doubles, an array of structs
+// with any stride or separate min and max arrays, never copied. The result, the stats and the errors are
+// those of find_pairs on the same boxes as a vector of Box<D> (each float widened exactly), B1-B7, B11,
+// B12; with `tasks`, split as in B15.
+//
+// Example:
+//   std::vector<lwc::FloatBox<2>> boxes = ...;   // or an engine's own AABB array through strided()
+//   absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(lwc::BoxView<2, float>::of(boxes), config);
+template <std::size_t D, typename F>
+[[nodiscard]] absl::StatusOr<PairsResult> find_pairs(const BoxView<D, F>& boxes, const GridConfig& config,
+                                                     const TaskSystem& tasks = {}, Timings* timings = nullptr) {
+  return internal::find_pairs<D>(boxes, config, timings, tasks);
+}
+
+// find_pairs_into()
+//
+// find_pairs writing the pairs into the caller's buffer (B14): on success out[0, stats.pairs) holds them
+// in canonical order (B4) and the rest of `out` is untouched; the stats are find_pairs'. A buffer is a
+// pair budget of its own: with more than out.size() pairs (and out.size() < max_pairs) the call is
+// ResourceExhausted ("more than the output buffer's N pairs") and writes nothing; over max_pairs, the
+// error of find_pairs. Every other error is find_pairs', with nothing written either.
+//
+// Example:
+//   std::vector<lwc::Pair> out(1 << 20);
+//   absl::StatusOr<lwc::Stats> s = lwc::find_pairs_into(view, config, out);
+//   if (s.ok()) use(std::span(out).first(s->pairs));
+template <std::size_t D, typename F>
+[[nodiscard]] absl::StatusOr<Stats> find_pairs_into(const BoxView<D, F>& boxes, const GridConfig& config,
+                                                    std::span<Pair> out, const TaskSystem& tasks = {},
+                                                    Timings* timings = nullptr) {
+  return internal::pairs_to<D>(boxes, config, tasks, out.size(), timings,
+                               [&](std::size_t i, Pair p) { out[i] = p; });
+}
+
+// for_each_pair()
+//
+// find_pairs streaming the pairs to fn(Pair) in canonical order (B4, B14), on the calling thread, only
+// after the whole call has succeeded: on any error (find_pairs', B6, B7) fn is never called. Returns the
+// stats of find_pairs.
+//
+// Example:
+//   absl::StatusOr<lwc::Stats> s = lwc::for_each_pair(view, config, [&](lwc::Pair p) { narrow(p.a, p.b); });
+template <std::size_t D, typename F, typename Fn>
+  requires std::invocable<Fn&, Pair>
+[[nodiscard]] absl::StatusOr<Stats> for_each_pair(const BoxView<D, F>& boxes, const GridConfig& config, Fn&& fn,
+                                                  const TaskSystem& tasks = {}, Timings* timings = nullptr) {
+  return internal::pairs_to<D>(boxes, config, tasks, std::numeric_limits<std::size_t>::max(), timings,
+                               [&](std::size_t, Pair p) { fn(p); });
+}
+
+// ThreadPool
+//
+// A small pool of its own for the parallel find_pairs (B15): threads - 1 worker threads, the calling
+// thread being the last worker. tasks() is its TaskSystem. One call at a time per pool (a second
+// concurrent call waits for the first); the workers sleep between calls and are joined by the destructor.
+// Neither copyable nor movable (its threads hold its address), hence create() returns a unique_ptr.
+//
+// Example:
+//   absl::StatusOr<std::unique_ptr<lwc::ThreadPool>> pool = lwc::ThreadPool::create(2);
+//   if (!pool.ok()) return pool.status();
+//   absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(view, config, (*pool)->tasks());
+class ThreadPool {
+ public:
+  // create()
+  //
+  // InvalidArgument (B15) unless 1 <= threads <= TaskSystem::kMaxWorkers.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<ThreadPool>> create(std::uint32_t threads) {
+    if (threads < 1 || threads > TaskSystem::kMaxWorkers) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("thread pool: ", threads, " threads, not in [1, ", TaskSystem::kMaxWorkers, "] (B15)"));
+    }
+    return std::unique_ptr<ThreadPool>(new ThreadPool(threads));
+  }
+
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  ~ThreadPool() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  [[nodiscard]] std::uint32_t threads() const noexcept { return threads_; }
+
+  // The pool as a task system: enqueue runs every item on the pool and the calling thread and returns
+  // when all are done (so it returns nullptr and finish is never needed).
+  [[nodiscard]] TaskSystem tasks() noexcept {
+    TaskSystem t;
+    t.workers = threads_;
+    t.enqueue = &ThreadPool::enqueue;
+    t.finish = &ThreadPool::finish;
+    t.user_context = this;
+    return t;
+  }
+
+ private:
+  explicit ThreadPool(std::uint32_t threads) : threads_(threads) {
+    workers_.reserve(threads - 1);
+    for (std::uint32_t w = 1; w < threads; ++w) workers_.emplace_back([this, w] { work(w); });
+  }
+
+  static void* enqueue(TaskSystem::Task task, std::uint32_t items, std::uint32_t, void* context, void* self) {
+    static_cast<ThreadPool*>(self)->run(task, items, context);
+    return nullptr;
+  }
+  static void finish(void*, void*) {}
+
+  void run(TaskSystem::Task task, std::uint32_t items, void* context) {
+    const std::lock_guard<std::mutex> one_call(calling_);
+    {
+      // Invariant: no worker is inside drain() while the job is replaced (a late one of the last run
+      // would otherwise take an item of this one with the last task).
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [&] { return active_ == 0; });
+      task_ = task;
+      context_ = context;
+      items_ = items;
+      next_.store(0, std::memory_order_relaxed);
+      pending_ = items;
+      ++generation_;
+    }
+    wake_.notify_all();
+    drain(0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0 && active_ == 0; });
+  }
+
+  // Takes items until none is left; each item is one call of the task.
+  void drain(std::uint32_t worker) {
+    TaskSystem::Task task = nullptr;
+    void* context = nullptr;
+    std::uint32_t items = 0;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      task = task_;
+      context = context_;
+      items = items_;
+      ++active_;
+    }
+    std::uint32_t ran = 0;
+    for (;;) {
+      const std::uint32_t i = next_.fetch_add(1, std::memory_order_relaxed);
+      if (i >= items) break;
+      task(i, i + 1, worker, context);
+      ++ran;
+    }
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      pending_ -= ran;
+      --active_;
+    }
+    done_.notify_all();
+  }
+
+  void work(std::uint32_t worker) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) return;
+        seen = generation_;
+      }
+      drain(worker);
+    }
+  }
+
+  std::uint32_t threads_;
+  std::vector<std::thread> workers_;
+  std::mutex calling_;  // one run at a time
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  TaskSystem::Task task_ = nullptr;
+  void* context_ = nullptr;
+  std::uint32_t items_ = 0;
+  std::atomic<std::uint32_t> next_{0};
+  std::uint32_t pending_ = 0;
+  std::uint32_t active_ = 0;  // threads inside drain()
+  std::uint64_t generation_ = 0;
+  bool stopping_ = false;
+};
+
 // Grid
 //
 // A registered set of boxes kept for gameplay queries. Owns its boxes; immutable once built.
@@ -717,7 +1322,7 @@ class Grid {
                                                    Timings* timings = nullptr) {
     absl::StatusOr<GridSpec<D>> spec = GridSpec<D>::create(config);
     if (!spec.ok()) return spec.status();
-    absl::StatusOr<internal::Index<D>> index = internal::build_index<D>(boxes, *spec, timings);
+    absl::StatusOr<internal::Index<D>> index = internal::build_index<D>(std::span<const Box<D>>(boxes), *spec, timings);
     if (!index.ok()) return index.status();
     return Grid(std::move(boxes), *std::move(index));
   }

@@ -9,7 +9,9 @@
 // probes that keep every pair.
 // The shared vocabulary (Box, Pair, GridConfig, GridSpec and the per-box placement) lives in the
 // partition :spec, the persistent grid with contact events (E-clauses) in :persistent.
-// Spec: docs/broadphase.md (clauses B1-B12, E1-E12). Checker and oracle: lwc.contracts.broadphase.
+// The caller's boxes (BoxView, B13), the caller's output (find_pairs_into, for_each_pair, B14) and the
+// parallel split (TaskSystem, ThreadPool, B15) reuse the one path, templated over the box source.
+// Spec: docs/broadphase.md (clauses B1-B15, E1-E12). Checker and oracle: lwc.contracts.broadphase.
 #ifndef LWC_HEADER_BUILD
 module;
 #endif

@@ -380,6 +380,54 @@ inline void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>
   }
 }
 
+// radix_sort over a task system (B15): the same passes, each a histogram of every part's contiguous
+// range and then a scatter of each range to its bucket offsets, taken bucket by bucket and, within a
+// bucket, part by part, so the sort stays stable and its result is radix_sort's, word for word.
+inline void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& scratch, int shift, int bits,
+                       const TaskSystem& tasks) {
+  constexpr std::size_t kMinPart = std::size_t{1} << 14;  // below this a part costs more than it saves
+  const auto parts = static_cast<std::uint32_t>(std::min<std::size_t>(tasks.workers, a.size() / kMinPart));
+  if (parts <= 1 || bits <= 0) {
+    radix_sort(a, scratch, shift, bits);
+    return;
+  }
+  const int passes = (bits + 10) / 11;
+  const int digit = (bits + passes - 1) / passes;
+  const std::size_t buckets = std::size_t{1} << digit;
+  const std::uint64_t mask = buckets - 1;
+  const std::size_t n = a.size();
+  const auto begin_of = [&](std::uint32_t q) { return n / parts * q; };
+  const auto end_of = [&](std::uint32_t q) { return q + 1 == parts ? n : n / parts * (q + 1); };
+  std::vector<std::size_t> counts(static_cast<std::size_t>(parts) * buckets);
+  scratch.resize(n);
+  for (int p = 0; p < passes; ++p) {
+    const int s = shift + p * digit;
+    auto histogram = [&](std::uint32_t q) {
+      std::size_t* c = counts.data() + static_cast<std::size_t>(q) * buckets;
+      std::fill(c, c + buckets, std::size_t{0});
+      for (std::size_t i = begin_of(q); i < end_of(q); ++i) ++c[(a[i] >> s) & mask];
+    };
+    run_parts(tasks, parts, histogram);
+    const std::size_t first = (a[0] >> s) & mask;
+    std::size_t same = 0;
+    for (std::uint32_t q = 0; q < parts; ++q) same += counts[static_cast<std::size_t>(q) * buckets + first];
+    if (same == n) continue;  // every word has the same digit
+    std::size_t sum = 0;
+    for (std::size_t b = 0; b < buckets; ++b) {
+      for (std::uint32_t q = 0; q < parts; ++q) sum += std::exchange(counts[static_cast<std::size_t>(q) * buckets + b], sum);
+    }
+    auto scatter = [&](std::uint32_t q) {
+      std::size_t* c = counts.data() + static_cast<std::size_t>(q) * buckets;
+      for (std::size_t i = begin_of(q); i < end_of(q); ++i) {
+        const std::uint64_t w = a[i];
+        scratch[c[(w >> s) & mask]++] = w;
+      }
+    };
+    run_parts(tasks, parts, scatter);
+    a.swap(scratch);
+  }
+}
+
 // Key layout of a level from its cell bounds: packed iff the key, the id and D flags fit 64 bits.
 template <std::size_t D>
 void plan_keys(Level<D>& level, std::size_t box_count) {
@@ -427,16 +475,22 @@ inline void for_each_cell(const CellRange<D>& r, Emit&& emit) {
   }
 }
 
+// Calls emit(word) for the packed membership word of every cell of box `id` with cells `r`.
+template <std::size_t D, typename Emit>
+inline void packed_words(const Level<D>& level, std::uint32_t id, const CellRange<D>& r, Emit&& emit) {
+  const std::uint64_t tag = static_cast<std::uint64_t>(id) << D;
+  for_each_cell<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t flags) {
+    std::uint64_t key = 0;
+    for (std::size_t k = 0; k < D; ++k) key += static_cast<std::uint64_t>(c[k] - level.origin[k]) * level.stride[k];
+    emit((key << level.key_shift) | tag | flags);
+  });
+}
+
 // Appends the memberships of one box to its level, in the level's form.
 template <std::size_t D>
 inline void register_box(Level<D>& level, std::uint32_t id, const CellRange<D>& r) {
   if (level.packed) {
-    const std::uint64_t tag = static_cast<std::uint64_t>(id) << D;
-    for_each_cell<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t flags) {
-      std::uint64_t key = 0;
-      for (std::size_t k = 0; k < D; ++k) key += static_cast<std::uint64_t>(c[k] - level.origin[k]) * level.stride[k];
-      level.words.push_back((key << level.key_shift) | tag | flags);
-    });
+    packed_words(level, id, r, [&](std::uint64_t w) { level.words.push_back(w); });
   } else {
     for_each_cell<D>(r, [&](const std::array<std::int64_t, D>& c, std::uint32_t flags) {
       typename Level<D>::Wide w{};
@@ -450,10 +504,10 @@ inline void register_box(Level<D>& level, std::uint32_t id, const CellRange<D>& 
 
 // Sorts the level's memberships by (cell, id) and counts its occupied cells.
 template <std::size_t D>
-void sort_level(Level<D>& level) {
+void sort_level(Level<D>& level, const TaskSystem& tasks = {}) {
   if (level.packed) {
     std::vector<std::uint64_t> scratch;
-    radix_sort(level.words, scratch, level.key_shift, level.key_bits);
+    radix_sort(level.words, scratch, level.key_shift, level.key_bits, tasks);
     std::int64_t cells = 0;
     for (std::size_t i = 0; i < level.words.size(); ++i) {
       cells += (i == 0 || (level.words[i] >> level.key_shift) != (level.words[i - 1] >> level.key_shift)) ? 1 : 0;
@@ -714,8 +768,13 @@ struct Index {
 
 // Validation, placement and registration (B6-B8, B11): nothing proportional to a box's cells is
 // allocated before the span of every box and the total are known to be within budget.
+//
+// With a task system of W > 1 workers (B15), level 0's registration is split into W runs of whole blocks
+// of boxes: pass 1 records where each run's memberships and residents start, so each part writes its
+// own slice of the arrays, in the serial order; the sort is radix_sort's over the task system.
 template <std::size_t D, typename Boxes>
-[[nodiscard]] absl::StatusOr<Index<D>> build_index(const Boxes& boxes, const GridSpec<D>& spec, Timings* timings) {
+[[nodiscard]] absl::StatusOr<Index<D>> build_index(const Boxes& boxes, const GridSpec<D>& spec, Timings* timings,
+                                                  const TaskSystem& tasks = {}) {
   const Stopwatch validating(timings);
   if (boxes.size() > std::numeric_limits<std::uint32_t>::max()) return too_many_boxes(boxes.size());
   const GridConfig& config = spec.config();
@@ -737,7 +796,20 @@ template <std::size_t D, typename Boxes>
   };
   std::vector<Coarse> coarse;
   BlockCells<D> block;
+  // The parallel split of level 0 (B15): part p registers blocks [part_block[p], part_block[p + 1]).
+  const std::size_t blocks = (boxes.size() + BlockCells<D>::kBoxes - 1) / BlockCells<D>::kBoxes;
+  constexpr std::size_t kMinBlocks = 64;  // 4,096 boxes: below that a part costs more than it saves
+  const auto parts = static_cast<std::uint32_t>(std::max<std::size_t>(1, std::min<std::size_t>(tasks.workers, blocks / kMinBlocks)));
+  std::vector<std::size_t> part_block(parts + 1);
+  std::vector<std::int64_t> part_memberships(parts + 1, 0);  // level-0 memberships before the part
+  std::vector<std::size_t> part_residents(parts + 1, 0);     // level-0 boxes before the part
+  for (std::uint32_t p = 0; p <= parts; ++p) part_block[p] = blocks / parts * p + (p == parts ? blocks % parts : 0);
+  std::uint32_t next_part = 0;
   for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
+    for (; next_part < parts && part_block[next_part] * BlockCells<D>::kBoxes == begin; ++next_part) {
+      part_memberships[next_part] = base_memberships;
+      part_residents[next_part] = begin - coarse.size();
+    }
     const auto part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
     if (quantise_block<D>(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
       for (std::size_t b = 0; b < part.size(); ++b) {
@@ -782,8 +854,62 @@ template <std::size_t D, typename Boxes>
     index.level_of.assign(boxes.size(), 0);
     for (const Coarse& c : coarse) index.level_of[c.id] = c.where.level;
   }
+  part_memberships[parts] = base_memberships;
+  part_residents[parts] = boxes.size() - coarse.size();
+  // Level 0's boxes of blocks [first, last), in order: add(i, cells) for each.
+  const auto each_base_box = [&](std::size_t first, std::size_t last, BlockCells<D>& cells, auto&& add) {
+    const std::size_t end = std::min(boxes.size(), last * BlockCells<D>::kBoxes);
+    for (std::size_t begin = first * BlockCells<D>::kBoxes; begin < end; begin += BlockCells<D>::kBoxes) {
+      const auto part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
+      if (quantise_block<D>(part, spec.cell_size(), config.max_cells_per_box.value(), cells)) {
+        for (std::size_t b = 0; b < part.size(); ++b) add(begin + b, cells.range(b));
+        continue;
+      }
+      for (std::size_t i = begin; i < begin + part.size(); ++i) {
+        if (!index.level_of.empty() && index.level_of[i] != 0) continue;
+        absl::StatusOr<CellRange<D>> r = cell_range(boxes[i], base.size);
+        LWC_CHECK(r.ok(), "a box placed on level 0 has int64 cells there");
+        add(i, *r);
+      }
+    }
+  };
   if (base_memberships > 0) {
     plan_keys(base, boxes.size());
+  }
+  if (base_memberships > 0 && base.packed && parts > 1) {
+    base.words.resize(static_cast<std::size_t>(base_memberships));
+    base.residents.resize(boxes.size() - coarse.size());
+    std::vector<Box<D>> bounds(parts);
+    std::vector<char> any(parts, 0);
+    auto run = [&](std::uint32_t p) {
+      BlockCells<D> cells;
+      std::uint64_t* out = base.words.data() + part_memberships[p];
+      std::uint32_t* resident = base.residents.data() + part_residents[p];
+      each_base_box(part_block[p], part_block[p + 1], cells, [&](std::size_t i, const CellRange<D>& r) {
+        packed_words(base, static_cast<std::uint32_t>(i), r, [&](std::uint64_t w) { *out++ = w; });
+        *resident++ = static_cast<std::uint32_t>(i);
+        const Box<D> box = boxes[i];
+        for (std::size_t k = 0; k < D; ++k) {
+          bounds[p].min[k] = any[p] == 0 ? box.min[k] : std::min(bounds[p].min[k], box.min[k]);
+          bounds[p].max[k] = any[p] == 0 ? box.max[k] : std::max(bounds[p].max[k], box.max[k]);
+        }
+        any[p] = 1;
+      });
+      LWC_CHECK(out == base.words.data() + part_memberships[p + 1], "a part wrote the memberships pass 1 counted");
+    };
+    run_parts(tasks, parts, run);
+    bool first = true;
+    for (std::uint32_t p = 0; p < parts; ++p) {
+      if (any[p] == 0) continue;
+      for (std::size_t k = 0; k < D; ++k) {
+        base.bounds.min[k] = first ? bounds[p].min[k] : std::min(base.bounds.min[k], bounds[p].min[k]);
+        base.bounds.max[k] = first ? bounds[p].max[k] : std::max(base.bounds.max[k], bounds[p].max[k]);
+      }
+      first = false;
+    }
+    sort_level(base, tasks);
+    index.levels.push_back(std::move(base));
+  } else if (base_memberships > 0) {
     if (base.packed) {
       base.words.reserve(static_cast<std::size_t>(base_memberships));
     } else {
@@ -799,19 +925,7 @@ template <std::size_t D, typename Boxes>
         base.bounds.max[k] = base.residents.size() == 1 ? box.max[k] : std::max(base.bounds.max[k], box.max[k]);
       }
     };
-    for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
-      const auto part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
-      if (quantise_block<D>(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
-        for (std::size_t b = 0; b < part.size(); ++b) add(begin + b, block.range(b));
-        continue;
-      }
-      for (std::size_t i = begin; i < begin + part.size(); ++i) {
-        if (!index.level_of.empty() && index.level_of[i] != 0) continue;
-        absl::StatusOr<CellRange<D>> r = cell_range(boxes[i], base.size);
-        LWC_CHECK(r.ok(), "a box placed on level 0 has int64 cells there");
-        add(i, *r);
-      }
-    }
+    each_base_box(0, blocks, block, add);
     sort_level(base);
     index.levels.push_back(std::move(base));
   }
@@ -1000,7 +1114,7 @@ template <std::size_t D, typename Boxes>
     result.counters.candidates += probes.counters.candidates;
   }
   std::vector<std::uint64_t> scratch;
-  radix_sort(result.packed, scratch, 0, 2 * index.id_bits);
+  radix_sort(result.packed, scratch, 0, 2 * index.id_bits, tasks);
   return result;
 }
 
@@ -1038,7 +1152,7 @@ template <std::size_t D, typename Boxes, typename Sink>
   if (absl::Status s = validate_tasks(tasks); !s.ok()) return s;
   absl::StatusOr<GridSpec<D>> spec = GridSpec<D>::create(config);
   if (!spec.ok()) return spec.status();
-  absl::StatusOr<Index<D>> index = build_index<D>(boxes, *spec, timings);
+  absl::StatusOr<Index<D>> index = build_index<D>(boxes, *spec, timings, tasks);
   if (!index.ok()) return index.status();
   const Stopwatch pairing(timings);
   const PackedPairs found = pair_packed(*index, boxes, pair_limit(index->max_pairs, room), tasks);
@@ -1064,7 +1178,7 @@ template <std::size_t D, typename Boxes>
   if (absl::Status s = validate_tasks(tasks); !s.ok()) return s;
   absl::StatusOr<GridSpec<D>> spec = GridSpec<D>::create(config);
   if (!spec.ok()) return spec.status();
-  absl::StatusOr<Index<D>> index = build_index<D>(boxes, *spec, timings);
+  absl::StatusOr<Index<D>> index = build_index<D>(boxes, *spec, timings, tasks);
   if (!index.ok()) return index.status();
   return pair_index<D>(*index, boxes, timings, tasks);
 }

@@ -1275,7 +1275,34 @@ void threads_are_the_serial_call() {
       boxes[*rc::gen::inRange<std::size_t>(0, boxes.size())] = *lwc::testing::any_box<D>(h);
     }
   }
+  if (!boxes.empty() && *rc::gen::inRange(0, 6) == 0) {
+    // Tiled: the scene repeated along x up to 12,000 boxes, so that registration and the sorts split too
+    // (they split from 4,096 boxes and 16,384 memberships); the copies are shifted by multiples of 64 cells.
+    const int tiles = *rc::gen::inRange(30, 61) * (200 / static_cast<int>(std::min<std::size_t>(boxes.size(), 200)));
+    const std::size_t n = boxes.size();
+    for (int t = 1; t < tiles && boxes.size() < 12000; ++t) {
+      for (std::size_t i = 0; i < n; ++i) {
+        lwc::Box<D> b = boxes[i];
+        b.min[0] += t * 64 * h;
+        b.max[0] += t * 64 * h;
+        boxes.push_back(b);
+        if (floats) {
+          FloatBox<D> f = float_boxes[i];
+          f.min[0] += static_cast<float>(t * 64);
+          f.max[0] += static_cast<float>(t * 64);
+          float_boxes.push_back(f);
+          boxes.back() = widen_box<D, float>(f.min, f.max);
+        }
+      }
+    }
+    RC_TAG("tiled");
+  }
   GridConfig c = scene_config(h);
+  if (boxes.size() > 1000) {  // the roomy budgets of a tiled scene
+    c.max_cells_per_box = *lwc::CellBudget::create(1 << 14);
+    c.max_memberships = *lwc::MembershipBudget::create(std::int64_t{1} << 24);
+    c.max_pairs = *lwc::PairBudget::create(std::int64_t{1} << 24);
+  }
   const absl::StatusOr<PairsResult> reference = lwc::find_pairs(std::span<const lwc::Box<D>>(boxes), c);
   if (reference.ok() && *rc::gen::arbitrary<bool>()) {  // the pair budget at and one below the need
     const auto need = static_cast<std::int64_t>(reference->pairs.size());

@@ -1418,16 +1418,20 @@ std::vector<TaskSystem> task_systems(std::vector<std::unique_ptr<ThreadPool>>& p
 TEST(EveryCore, B15_OneToEightThreadsAndAJobSystemGiveTheSerialResult) {
   std::vector<std::unique_ptr<ThreadPool>> pools;
   const std::vector<TaskSystem> systems = task_systems(pools);
-  const std::vector<Box2> worlds[] = {seed_exhaustive_set(), world(5000, 15, 150), world(3, 1, 10), {}};
+  // 40,000 boxes: registration and the membership sort split too (from 4,096 boxes and 16,384 words);
+  // that world is judged under one policy and without the budget variants (seconds under sanitizers).
+  const std::vector<Box2> worlds[] = {seed_exhaustive_set(), world(5000, 15, 150), world(40000, 16, 400), world(3, 1, 10), {}};
   for (const std::vector<Box2>& boxes : worlds) {
+    const bool big = boxes.size() > 10000;
     for (const Oversize policy : {Oversize::kReject, Oversize::kCoarserLevels}) {
+      if (big && policy == Oversize::kReject) continue;
       GridConfig c = config(2);
       c.oversize = policy;
       c.max_cells_per_box = *lwc::CellBudget::create(policy == Oversize::kReject ? 4096 : 16);
       const absl::StatusOr<PairsResult> reference = lwc::find_pairs(boxes, c);
       for (const TaskSystem& tasks : systems) {
         expect_identical(reference, lwc::find_pairs(boxes, c, tasks), "B15 thread-count equivalence");
-        if (!reference.ok() || reference->pairs.empty()) continue;
+        if (!reference.ok() || reference->pairs.empty() || big) continue;
         // Every budget just below the need: the same error whatever the split.
         GridConfig tight = c;
         tight.max_pairs = *lwc::PairBudget::create(static_cast<std::int64_t>(reference->pairs.size()) - 1);

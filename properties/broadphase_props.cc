@@ -1078,7 +1078,7 @@ LWC_PROP_SCALED(Broadphase, E6_BoxesPassingThroughEachOtherAreSweptCandidates, 2
 
 }  // namespace
 
-// The caller's boxes (B13), the caller's output (B14) and every core (B15), issue 15.
+// The caller's boxes, the caller's output and every core (issue 15).
 namespace {
 
 using lwc::BoxView;

@@ -1194,7 +1194,7 @@ TEST(FindPairs, B7_RefusesMoreBoxesThanIndicesHold) {
 
 }  // namespace
 
-// The caller's boxes (B13), the caller's output (B14) and every core (B15), issue 15.
+// The caller's boxes, the caller's output and every core (issue 15).
 namespace {
 
 using lwc::BoxView;

@@ -28,6 +28,14 @@
 // moves is outside the timed part of both. Goals (issue 14): 1% moved <= 0.03x the rebuild, 10% <= 0.3x,
 // for W1 (uniform) and W2 (1% walls), 100k and 1M; the first build <= 1.5x a batch find_pairs; the
 // "moved_per_frame" counter turns a frame's time into a time per moved box.
+//
+// Every core and the caller's boxes (issue 15), 1M boxes, W1 and W2: "threads_uniform"/"threads_walls"
+// time find_pairs through a ThreadPool of 2, 4 and 8 threads against the same call on one thread
+// ("baseline_1_thread", the plain serial call); goal: 2 threads <= 1/1.8 of one thread's time (>= 1.8x
+// the throughput). "float_uniform"/"float_walls" time find_pairs over the same boxes rounded to float
+// and read in place through a BoxView<2, float> against the plain double call ("baseline_double");
+// goal <= 0.9x. Run them interleaved (--benchmark_enable_random_interleaving=true) and read the ratios
+// of medians; the machine's load decides what a second thread can give.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
@@ -39,6 +47,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <new>
 #include <random>
 #include <span>
@@ -491,6 +500,39 @@ void per_pair(benchmark::State& state, char kind) {
   }
 }
 
+// find_pairs at 1M over `threads` threads (0: the plain serial call) or, with `floats`, over the boxes
+// rounded to float and read through a BoxView.
+void every_core(benchmark::State& state, char kind, std::uint32_t threads, bool floats) {
+  const std::vector<Box2>& boxes = workload(kind, static_cast<std::size_t>(state.range(0)));
+  static std::map<std::pair<char, std::size_t>, std::vector<lwc::FloatBox<2>>> float_cache;
+  std::vector<lwc::FloatBox<2>>& rounded = float_cache[{kind, boxes.size()}];
+  if (floats && rounded.empty()) {
+    for (const Box2& b : boxes) {
+      rounded.push_back({{static_cast<float>(b.min[0]), static_cast<float>(b.min[1])},
+                         {static_cast<float>(b.max[0]), static_cast<float>(b.max[1])}});
+    }
+  }
+  std::unique_ptr<lwc::ThreadPool> pool;
+  if (threads > 0) pool = *lwc::ThreadPool::create(threads);
+  const lwc::GridConfig config = grid_config();
+  std::size_t pairs = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<lwc::PairsResult> r =
+        floats ? lwc::find_pairs(lwc::BoxView<2, float>::of(rounded), config)
+               : (pool ? lwc::find_pairs(boxes, config, pool->tasks()) : lwc::find_pairs(boxes, config));
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      break;
+    }
+    pairs = r->pairs.size();
+    state.SetIterationTime(elapsed.count());
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["pairs"] = static_cast<double>(pairs);
+}
+
 const bool registered = [] {
   struct Size {
     std::int64_t n;
@@ -558,6 +600,24 @@ const bool registered = [] {
           ->Arg(n)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(big ? 1 : 3)->Repetitions(big ? 3 : 9);
     }
   }
+  for (const char kind : {'u', 'w'}) {
+    const std::string threads = kind == 'u' ? "threads_uniform" : "threads_walls";
+    const std::string width = kind == 'u' ? "float_uniform" : "float_walls";
+    const auto add = [&](const std::string& name, std::uint32_t n, bool floats) {
+      benchmark::RegisterBenchmark(name.c_str(), every_core, kind, n, floats)
+          ->Arg(1'000'000)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(7);
+    };
+    add(threads + ".baseline_1_thread", 0, false);
+    add(threads + ".lwc_2_threads", 2, false);
+    add(threads + ".lwc_4_threads", 4, false);
+    add(threads + ".lwc_8_threads", 8, false);
+    add(width + ".baseline_double", 0, false);
+    add(width + ".lwc_float", 0, true);
+  }
+  lwc::bench::goal("threads_uniform", "lwc_2_threads", "baseline_1_thread", 1.0 / 1.8);
+  lwc::bench::goal("threads_walls", "lwc_2_threads", "baseline_1_thread", 1.0 / 1.8);
+  lwc::bench::goal("float_uniform", "lwc_float", "baseline_double", 0.9);
+  lwc::bench::goal("float_walls", "lwc_float", "baseline_double", 0.9);
   lwc::bench::goal("moving_1pct", "lwc_update", "baseline_rebuild", 0.03);
   lwc::bench::goal("moving_10pct", "lwc_update", "baseline_rebuild", 0.3);
   lwc::bench::goal("moving_walls_1pct", "lwc_update", "baseline_rebuild", 0.03);

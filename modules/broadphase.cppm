@@ -9,22 +9,31 @@
 // probes that keep every pair.
 // The shared vocabulary (Box, Pair, GridConfig, GridSpec and the per-box placement) lives in the
 // partition :spec, the persistent grid with contact events (E-clauses) in :persistent.
-// Spec: docs/broadphase.md (clauses B1-B12, E1-E12). Checker and oracle: lwc.contracts.broadphase.
+// The caller's boxes (BoxView, B13), the caller's output (find_pairs_into, for_each_pair, B14) and the
+// parallel split (TaskSystem, ThreadPool, B15) reuse the one path, templated over the box source.
+// Spec: docs/broadphase.md (clauses B1-B15, E1-E12). Checker and oracle: lwc.contracts.broadphase.
 #ifndef LWC_HEADER_BUILD
 module;
 #endif
 #include "lwc/config.h"
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <concepts>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <span>
+#include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -52,6 +61,249 @@ export import :persistent;
 LWC_EXACT_FP_BEGIN
 
 namespace lwc::internal {
+
+// The double equal to a float, exactly in every floating-point mode: a normal float through the
+// conversion instruction (exact), zeros, subnormals, infinities and NaNs from the bits (fp::widen), since
+// cvtss2sd reads a subnormal as 0 under denormals-are-zero and a NaN is poison under -ffinite-math-only.
+[[nodiscard]] inline double exact_double(float x) noexcept {
+  const auto exponent = std::bit_cast<std::uint32_t>(x) & 0x7f800000U;
+  if (exponent != 0 && exponent != 0x7f800000U) return static_cast<double>(x);
+  return fp::widen(x);
+}
+[[nodiscard]] inline double exact_double(double x) noexcept { return x; }
+
+}  // namespace lwc::internal
+
+LWC_EXPORT namespace lwc {
+
+// BoxView
+//
+// The caller's boxes, read in place (B13): n boxes of D floats or doubles, wherever they live. Box i's
+// min corner is D consecutive F at `min + i * stride` bytes, its max corner D consecutive F at
+// `max + i * stride` bytes. That one shape covers an array of structs (an engine's AABB array: both
+// pointers into element 0, stride sizeof(element)) and separate min and max arrays (stride D * sizeof(F)).
+// A view never copies or owns: the boxes must outlive every call that reads them. find_pairs reads each
+// bound as the double it is exactly (every float is a double), so a float box has the errors, the
+// quantisation (D9: the floor of the float's exact value, not of a decimal it was written as) and the
+// pairs of the same box widened to double.
+//
+// Example:
+//   struct Aabb { float lower[2]; int tag; float upper[2]; };   // an engine's layout
+//   absl::StatusOr<lwc::BoxView<2, float>> view = lwc::BoxView<2, float>::strided(
+//       aabbs[0].lower, aabbs[0].upper, aabbs.size(), sizeof(Aabb));
+//   absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(*view, config);
+template <std::size_t D, typename F>
+  requires((D == 2 || D == 3) && (std::same_as<F, float> || std::same_as<F, double>))
+class BoxView {
+ public:
+  // An empty view (no boxes).
+  constexpr BoxView() noexcept = default;
+
+  // of()
+  //
+  // The boxes of a span of Box<D> (F = double) or FloatBox<D> (F = float). Cannot fail.
+  [[nodiscard]] static BoxView of(std::span<const Box<D>> boxes) noexcept
+    requires std::same_as<F, double>
+  {
+    return from(boxes.data(), boxes.size());
+  }
+  [[nodiscard]] static BoxView of(std::span<const FloatBox<D>> boxes) noexcept
+    requires std::same_as<F, float>
+  {
+    return from(boxes.data(), boxes.size());
+  }
+
+  // separate()
+  //
+  // Box i is [min[i], max[i]]. InvalidArgument (B13) when the spans differ in length.
+  [[nodiscard]] static absl::StatusOr<BoxView> separate(std::span<const std::array<F, D>> min,
+                                                        std::span<const std::array<F, D>> max) {
+    if (min.size() != max.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("separate: ", min.size(), " min corners but ", max.size(), " max corners (B13)"));
+    }
+    BoxView v;
+    v.min_ = reinterpret_cast<const std::byte*>(min.data());
+    v.max_ = reinterpret_cast<const std::byte*>(max.data());
+    v.count_ = min.size();
+    v.stride_ = sizeof(std::array<F, D>);
+    return v;
+  }
+
+  // strided()
+  //
+  // Box i's min corner is the D values of F at byte offset i * stride from `min`, its max corner the D
+  // values at i * stride from `max`. InvalidArgument (B13), naming the argument, when count > 0 and a
+  // pointer is null or not aligned for F, when the stride is not a multiple of alignof(F), or when the
+  // last box would lie beyond the address space. The memory itself cannot be checked: the caller
+  // promises count boxes there, as for a span.
+  [[nodiscard]] static absl::StatusOr<BoxView> strided(const F* min, const F* max, std::size_t count,
+                                                       std::size_t stride) {
+    if (count == 0) return BoxView();
+    for (const F* p : {min, max}) {
+      const auto address = reinterpret_cast<std::uintptr_t>(p);
+      if (p == nullptr || address % alignof(F) != 0) {
+        return absl::InvalidArgumentError(absl::StrCat("strided: the ", p == min ? "min" : "max",
+                                                       " pointer is null or not aligned for its type (B13)"));
+      }
+      constexpr std::uintptr_t kTop = std::numeric_limits<std::uintptr_t>::max() - D * sizeof(F);
+      if (address > kTop || (stride != 0 && count - 1 > (kTop - address) / stride)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("strided: ", count, " boxes of stride ", stride, " pass the end of memory (B13)"));
+      }
+    }
+    if (stride % alignof(F) != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("strided: stride ", stride, " is not a multiple of ", alignof(F), " (B13)"));
+    }
+    BoxView v;
+    v.min_ = reinterpret_cast<const std::byte*>(min);
+    v.max_ = reinterpret_cast<const std::byte*>(max);
+    v.count_ = count;
+    v.stride_ = stride;
+    return v;
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return count_; }
+  [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
+
+  // Box i (i < size()) as doubles, exactly (B13).
+  [[nodiscard]] Box<D> operator[](std::size_t i) const noexcept {
+    Box<D> out;
+    F v[2 * D];
+    std::memcpy(v, min_ + i * stride_, D * sizeof(F));
+    std::memcpy(v + D, max_ + i * stride_, D * sizeof(F));
+    for (std::size_t k = 0; k < D; ++k) {
+      out.min[k] = internal::exact_double(v[k]);
+      out.max[k] = internal::exact_double(v[D + k]);
+    }
+    return out;
+  }
+
+  // The boxes [offset, offset + count) (offset + count <= size()).
+  [[nodiscard]] BoxView subspan(std::size_t offset, std::size_t count) const noexcept {
+    BoxView v = *this;
+    v.min_ = count == 0 ? nullptr : min_ + offset * stride_;
+    v.max_ = count == 0 ? nullptr : max_ + offset * stride_;
+    v.count_ = count;
+    return v;
+  }
+
+  void prefetch(std::size_t i) const noexcept {
+    __builtin_prefetch(min_ + i * stride_);
+    __builtin_prefetch(max_ + i * stride_);
+  }
+
+ private:
+  template <typename T>
+  static BoxView from(const T* boxes, std::size_t n) noexcept {
+    static_assert(std::is_standard_layout_v<T> && offsetof(T, min) == 0 && offsetof(T, max) == D * sizeof(F));
+    BoxView v;
+    if (n == 0) return v;
+    v.min_ = reinterpret_cast<const std::byte*>(boxes);
+    v.max_ = v.min_ + offsetof(T, max);
+    v.count_ = n;
+    v.stride_ = sizeof(T);
+    return v;
+  }
+
+  const std::byte* min_ = nullptr;
+  const std::byte* max_ = nullptr;
+  std::size_t count_ = 0;
+  std::size_t stride_ = 0;
+};
+
+// TaskSystem
+//
+// How a call may split its work (B15): into `workers` parts, run through the caller's job system in the
+// shape of Box2D v3's enqueueTask/finishTask. enqueue(task, item_count, min_range, task_context,
+// user_context) must arrange for task(begin, end, worker, task_context) to be called over ranges that
+// cover [0, item_count) exactly once, on any threads, with worker < workers, and return a handle, or
+// run them all before returning and return nullptr; finish(handle, user_context) must return only after
+// every range of that handle has run. The default is serial: one part, on the calling thread. ThreadPool
+// provides one. The result never depends on it: every call is bit-identical to the serial one (B15).
+struct TaskSystem {
+  using Task = void (*)(std::uint32_t begin, std::uint32_t end, std::uint32_t worker, void* task_context);
+  using Enqueue = void* (*)(Task task, std::uint32_t item_count, std::uint32_t min_range, void* task_context,
+                            void* user_context);
+  using Finish = void (*)(void* user_task, void* user_context);
+
+  std::uint32_t workers = 1;  // 1 to kMaxWorkers
+  Enqueue enqueue = nullptr;  // required when workers > 1
+  Finish finish = nullptr;    // required when workers > 1
+  void* user_context = nullptr;
+
+  static constexpr std::uint32_t kMaxWorkers = 256;
+};
+
+}  // namespace lwc
+
+namespace lwc::internal {
+
+// InvalidArgument (B15) for a task system that cannot be used.
+[[nodiscard]] inline absl::Status validate_tasks(const TaskSystem& tasks) {
+  if (tasks.workers < 1 || tasks.workers > TaskSystem::kMaxWorkers) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("task system: ", tasks.workers, " workers, not in [1, ", TaskSystem::kMaxWorkers, "] (B15)"));
+  }
+  if (tasks.workers > 1 && (tasks.enqueue == nullptr || tasks.finish == nullptr)) {
+    return absl::InvalidArgumentError("task system: more than one worker needs enqueue and finish (B15)");
+  }
+  return absl::OkStatus();
+}
+
+// Runs fn(part) for every part < parts, through `tasks` when it has more than one worker.
+template <typename Fn>
+void run_parts(const TaskSystem& tasks, std::uint32_t parts, Fn& fn) {
+  if (parts <= 1 || tasks.workers <= 1) {
+    for (std::uint32_t p = 0; p < parts; ++p) fn(p);
+    return;
+  }
+  const TaskSystem::Task task = [](std::uint32_t begin, std::uint32_t end, std::uint32_t, void* context) {
+    for (std::uint32_t p = begin; p < end; ++p) (*static_cast<Fn*>(context))(p);
+  };
+  void* handle = tasks.enqueue(task, parts, 1, &fn, tasks.user_context);
+  if (handle != nullptr) tasks.finish(handle, tasks.user_context);
+}
+
+// The pair budget of one pairing pass (B7), shared by the parts of a parallel call (B15). A part asks
+// full(size) before appending its (size + 1)-th pair: alone, that is size >= limit; in parallel, a part
+// publishes its count every kChunk pairs and is full when the published total proves more than `limit`
+// pairs exist. So a call is refused iff it has more than `limit` pairs whatever the split (the final
+// totals are compared too), and the parts hold at most limit + parts * kChunk pairs between them.
+class PairLimit {
+ public:
+  static constexpr std::uint64_t kChunk = 1024;
+
+  explicit PairLimit(std::uint64_t limit, std::atomic<std::uint64_t>* shared = nullptr)
+      : limit_(limit), shared_(shared), next_(shared == nullptr ? limit : std::min(limit, kChunk)) {}
+
+  [[nodiscard]] bool full(std::size_t size) { return size >= next_ && !grow(size); }
+
+ private:
+  [[nodiscard]] bool grow(std::size_t size) {
+    if (shared_ == nullptr) return false;
+    const std::uint64_t total = shared_->fetch_add(size - published_, std::memory_order_relaxed) + (size - published_);
+    published_ = size;
+    if (total >= limit_) return false;  // with the pair about to be added, more than limit_
+    next_ = size + std::min(kChunk, limit_ - total);
+    return true;
+  }
+
+  std::uint64_t limit_;
+  std::atomic<std::uint64_t>* shared_;
+  std::uint64_t next_;
+  std::uint64_t published_ = 0;
+};
+
+template <std::size_t D>
+inline void prefetch_box(std::span<const Box<D>> boxes, std::uint64_t id) {
+  __builtin_prefetch(&boxes[id]);
+}
+template <std::size_t D, typename F>
+inline void prefetch_box(const BoxView<D, F>& boxes, std::uint64_t id) {
+  boxes.prefetch(id);
+}
 
 // One level of the grid: its boxes' (cell, box) memberships sorted by cell, then box.
 //
@@ -140,6 +392,55 @@ inline void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>
   }
 }
 
+// radix_sort over a task system (B15): the same passes, each a histogram of every part's contiguous
+// range and then a scatter of each range to its bucket offsets, taken bucket by bucket and, within a
+// bucket, part by part, so the sort stays stable and its result is radix_sort's, word for word.
+inline void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& scratch, int shift, int bits,
+                       const TaskSystem& tasks) {
+  constexpr std::size_t kMinPart = std::size_t{1} << 14;  // below this a part costs more than it saves
+  const auto parts = static_cast<std::uint32_t>(std::min<std::size_t>(tasks.workers, a.size() / kMinPart));
+  if (parts <= 1 || bits <= 0) {
+    radix_sort(a, scratch, shift, bits);
+    return;
+  }
+  const int passes = (bits + 10) / 11;
+  const int digit = (bits + passes - 1) / passes;
+  const std::size_t buckets = std::size_t{1} << digit;
+  const std::uint64_t mask = buckets - 1;
+  const std::size_t n = a.size();
+  const auto begin_of = [&](std::uint32_t q) { return n / parts * q; };
+  const auto end_of = [&](std::uint32_t q) { return q + 1 == parts ? n : n / parts * (q + 1); };
+  std::vector<std::size_t> counts(static_cast<std::size_t>(parts) * buckets);
+  scratch.resize(n);
+  for (int p = 0; p < passes; ++p) {
+    const int s = shift + p * digit;
+    auto histogram = [&](std::uint32_t q) {
+      std::size_t* c = counts.data() + static_cast<std::size_t>(q) * buckets;
+      std::fill(c, c + buckets, std::size_t{0});
+      for (std::size_t i = begin_of(q); i < end_of(q); ++i) ++c[(a[i] >> s) & mask];
+    };
+    run_parts(tasks, parts, histogram);
+    const std::size_t first = (a[0] >> s) & mask;
+    std::size_t same = 0;
+    for (std::uint32_t q = 0; q < parts; ++q) same += counts[static_cast<std::size_t>(q) * buckets + first];
+    if (same == n) continue;  // every word has the same digit
+    std::size_t sum = 0;
+    for (std::size_t b = 0; b < buckets; ++b) {
+      for (std::uint32_t q = 0; q < parts; ++q) sum += std::exchange(counts[static_cast<std::size_t>(q) * buckets + b], sum);
+    }
+    auto scatter = [&](std::uint32_t q) {
+      std::size_t* c = counts.data() + static_cast<std::size_t>(q) * buckets;
+      for (std::size_t i = begin_of(q); i < end_of(q); ++i) {
+        const std::uint64_t w = a[i];
+        scratch[c[(w >> s) & mask]++] = w;
+      }
+    };
+    run_parts(tasks, parts, scatter);
+    a.swap(scratch);
+  }
+}
+
+
 // Key layout of a level from its cell bounds: packed iff the key, the id and D flags fit 64 bits.
 // Dense (a counting sort on the key) when the key range is at most twice the memberships plus 1024 (so
 // its offsets cost at most ~2 uint32 per membership) and a membership fits a uint32.
@@ -214,14 +515,14 @@ inline void register_box(Level<D>& level, std::uint32_t id, const CellRange<D>& 
 
 // Sorts the level's memberships by (cell, id) and counts its occupied cells.
 template <std::size_t D>
-void sort_level(Level<D>& level) {
+void sort_level(Level<D>& level, const TaskSystem& tasks = {}) {
   if (level.dense) {
     std::int64_t cells = 0;
     for (std::uint64_t k = 0; k < level.keys; ++k) cells += level.starts[k + 1] != level.starts[k] ? 1 : 0;
     level.occupied = cells;
   } else if (level.packed) {
     std::vector<std::uint64_t> scratch;
-    radix_sort(level.words, scratch, level.key_shift, level.key_bits);
+    radix_sort(level.words, scratch, level.key_shift, level.key_bits, tasks);
     std::int64_t cells = 0;
     for (std::size_t i = 0; i < level.words.size(); ++i) {
       cells += (i == 0 || (level.words[i] >> level.key_shift) != (level.words[i - 1] >> level.key_shift)) ? 1 : 0;
@@ -285,7 +586,8 @@ inline void for_each_key(const Level<D>& level, DenseBox b, Fn&& fn) {
 // sort (ids ascend within a cell); the others append and sort. `given`, when not empty, is the dense
 // level's compact boxes, one per resident, already made (then each() is not called).
 template <std::size_t D, typename Each>
-void register_level(Level<D>& level, std::int64_t memberships, Each&& each, std::vector<DenseBox>&& given = {}) {
+void register_level(Level<D>& level, std::int64_t memberships, Each&& each, std::vector<DenseBox>&& given = {},
+                    const TaskSystem& tasks = {}) {
   if (level.dense) {
     // The compact form needs 32-bit keys and spans of 32 / D bits; otherwise each() is asked again.
     std::vector<DenseBox> compact = std::move(given);
@@ -346,7 +648,7 @@ void register_level(Level<D>& level, std::int64_t memberships, Each&& each, std:
     }
     each([&](std::uint32_t id, const CellRange<D>& r) { register_box(level, id, r); });
   }
-  sort_level(level);
+  sort_level(level, tasks);
 }
 
 // Calls fn(count) for every cell of a wide level holding two or more boxes, with their ids and flags in
@@ -422,9 +724,10 @@ struct CellBoxes {
   std::size_t capacity = 0;
   std::array<std::size_t, kGroups + 1> group{};  // group f is [group[f], group[f + 1])
 
-  // Gathers c memberships: get(m) returns {id, flags} of the m-th; boxes[id] is read once.
-  template <typename Get>
-  void gather(std::size_t c, std::span<const Box<D>> boxes, Get&& get) {
+  // Gathers c memberships: get(m) returns {id, flags} of the m-th; boxes[id] is read once (a BoxView's
+  // float box is widened here, B13).
+  template <typename Boxes, typename Get>
+  void gather(std::size_t c, const Boxes& boxes, Get&& get) {
     if (c > capacity) {
       capacity = std::max({c, 2 * capacity, std::size_t{64}});
       ids.resize(capacity);
@@ -437,7 +740,7 @@ struct CellBoxes {
         const auto [id, f] = get(m);
         ids[m] = id;
         flags[m] = f;
-        const Box<D>& box = boxes[id];
+        const auto& box = boxes[id];  // by value from a BoxView
         for (std::size_t k = 0; k < D; ++k) {
           coords[2 * k * capacity + m] = box.min[k];
           coords[(2 * k + 1) * capacity + m] = box.max[k];
@@ -457,7 +760,7 @@ struct CellBoxes {
       const auto [id, f] = get(m);
       const std::size_t slot = at[f]++;
       ids[slot] = id;
-      const Box<D>& box = boxes[id];
+      const auto& box = boxes[id];  // by value from a BoxView
       for (std::size_t k = 0; k < D; ++k) {
         coords[2 * k * capacity + slot] = box.min[k];
         coords[(2 * k + 1) * capacity + slot] = box.max[k];
@@ -471,9 +774,9 @@ struct CellBoxes {
 // all_flags. Each box's tests against its partners are evaluated without branches (their outcome is
 // unpredictable), collecting the hits' local indices; then the hits alone are confirmed on the bits
 // under denormals-are-zero (as in overlaps()) and appended, lower id first. Returns false as soon as
-// `out` would exceed `limit` pairs.
+// `limit` is full (B7; shared by the parts of a parallel call, B15).
 template <std::size_t D>
-[[nodiscard]] inline bool pair_cell(CellBoxes<D>& g, std::size_t c, std::size_t limit, PairBlocks& out,
+[[nodiscard]] inline bool pair_cell(CellBoxes<D>& g, std::size_t c, PairLimit& limit, PairBlocks& out,
                                     std::int64_t& candidates) {
   const std::uint32_t* const ids = g.ids.data();
   std::uint32_t* const hits = g.hits.data();
@@ -514,7 +817,7 @@ template <std::size_t D>
         }
         if (!exact) continue;
 #endif
-        if (out.size() >= limit) return false;
+        if (limit.full(out.size())) return false;
         out.push_back({ids[a], ids[b]});
       }
     }
@@ -556,7 +859,7 @@ template <std::size_t D>
           }
           if (!exact) continue;
 #endif
-          if (out.size() >= limit) return false;
+          if (limit.full(out.size())) return false;
           out.push_back({std::min(ids[a], ids[b]), std::max(ids[a], ids[b])});
         }
       }
@@ -567,12 +870,14 @@ template <std::size_t D>
 
 // Pairs the residents of one level with each other: in every shared cell, each two boxes once, reported
 // only when the cell is their reference cell and they overlap (B1-B3, B9). Returns false as soon as
-// more than `max_pairs` pairs exist.
-template <std::size_t D>
-[[nodiscard]] bool pair_level(const Level<D>& level, std::span<const Box<D>> boxes, std::int64_t max_pairs,
-                              PairBlocks& out, Counters& counters) {
+// `limit` says more than max_pairs pairs exist. A packed level is paired over the cells of its keys
+// [from, to) (dense) or of its words [from, to) (sorted words, cut at cell boundaries), which a parallel
+// call splits between its parts (B15); a wide level always whole.
+template <std::size_t D, typename Boxes>
+[[nodiscard]] bool pair_level(const Level<D>& level, const Boxes& boxes, PairLimit& limit, PairBlocks& out,
+                              Counters& counters, std::uint64_t from = 0,
+                              std::uint64_t to = std::numeric_limits<std::uint64_t>::max()) {
   CellBoxes<D> cell;
-  const auto limit = static_cast<std::size_t>(max_pairs);
   bool within = true;
   const auto pair = [&](std::size_t c, auto&& get) {
     counters.visits += static_cast<std::int64_t>(c * (c - 1) / 2);
@@ -591,16 +896,18 @@ template <std::size_t D>
   // The boxes of the next memberships are prefetched: the box loads are the only random accesses, and
   // they dominate the pairing time without it.
   constexpr std::size_t kAhead = 40;
-  std::size_t fetched = 0;
   if (level.dense) {
     const std::uint32_t* const members = level.members.data();
     const std::uint32_t* const starts = level.starts.data();
-    const std::size_t n = level.members.size();
-    for (std::uint64_t key = 0; key < level.keys && within; ++key) {
+    const std::uint64_t last = std::min(to, level.keys);
+    if (from >= last) return true;
+    const std::size_t n = starts[last];  // the end of this part's memberships
+    std::size_t fetched = starts[from];
+    for (std::uint64_t key = from; key < last && within; ++key) {
       const std::size_t i = starts[key];
       const std::size_t j = starts[key + 1];
       for (const std::size_t until = std::min(n, j + kAhead); fetched < until; ++fetched) {
-        __builtin_prefetch(&boxes[members[fetched] >> D]);
+        prefetch_box(boxes, members[fetched] >> D);
       }
       if (j - i < 2) continue;
       pair(j - i, [&](std::size_t m) { return Member{members[i + m] >> D, members[i + m] & all_flags<D>()}; });
@@ -609,15 +916,16 @@ template <std::size_t D>
   }
   // Packed: the runs of equal keys, decoded in place.
   const std::vector<std::uint64_t>& w = level.words;
-  const std::size_t n = w.size();
+  const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(w.size(), to));
   const int shift = level.key_shift;
   const std::uint64_t id_mask = (std::uint64_t{1} << level.id_bits) - 1;
-  for (std::size_t i = 0; i < n && within;) {
+  std::size_t fetched = static_cast<std::size_t>(from);
+  for (std::size_t i = static_cast<std::size_t>(from); i < n && within;) {
     const std::uint64_t key = w[i] >> shift;
     std::size_t j = i + 1;
     while (j < n && (w[j] >> shift) == key) ++j;
     for (const std::size_t until = std::min(n, j + kAhead); fetched < until; ++fetched) {
-      __builtin_prefetch(&boxes[(w[fetched] >> D) & id_mask]);
+      prefetch_box(boxes, (w[fetched] >> D) & id_mask);
     }
     if (j - i >= 2) {
       pair(j - i, [&](std::size_t m) {
@@ -634,9 +942,8 @@ template <std::size_t D>
 // overlaps `probe`, from the reference cell of the two (B9, B10). The probe's cells are clamped to the
 // level's cell bounds (which leaves every reference cell in place, as residents start inside them);
 // a probe whose clamped range has more rows than the level has memberships scans the residents instead.
-template <std::size_t D, typename Fn>
-void probe_level(const Level<D>& level, std::span<const Box<D>> boxes, const Box<D>& probe, Counters& counters,
-                 Fn&& fn) {
+template <std::size_t D, typename Boxes, typename Fn>
+void probe_level(const Level<D>& level, const Boxes& boxes, const Box<D>& probe, Counters& counters, Fn&& fn) {
   if (level.residents.empty() || !overlaps(probe, level.bounds)) return;
   CellRange<D> r{};
   for (std::size_t k = 0; k < D; ++k) {
@@ -748,15 +1055,15 @@ struct BlockCells {
   }
 };
 
-template <std::size_t D>
-[[nodiscard]] bool quantise_block(std::span<const Box<D>> boxes, CellSize h, std::int64_t budget,
-                                  BlockCells<D>& out) {
+template <std::size_t D, typename Boxes>
+[[nodiscard]] bool quantise_block(const Boxes& boxes, CellSize h, std::int64_t budget, BlockCells<D>& out) {
   bool ordered = true;
   for (std::size_t b = 0; b < boxes.size(); ++b) {
+    const auto& box = boxes[b];  // a caller's float box is widened here, once (B13)
     for (std::size_t k = 0; k < D; ++k) {
-      ordered &= boxes[b].min[k] <= boxes[b].max[k];  // false for NaN; infinities fail in cells_of
-      out.coords[2 * (b * D + k)] = boxes[b].min[k];
-      out.coords[2 * (b * D + k) + 1] = boxes[b].max[k];
+      ordered &= box.min[k] <= box.max[k];  // false for NaN; infinities fail in cells_of
+      out.coords[2 * (b * D + k)] = box.min[k];
+      out.coords[2 * (b * D + k) + 1] = box.max[k];
     }
   }
   if (!ordered) return false;
@@ -795,9 +1102,13 @@ struct Index {
 
 // Validation, placement and registration (B6-B8, B11): nothing proportional to a box's cells is
 // allocated before the span of every box and the total are known to be within budget.
-template <std::size_t D>
-[[nodiscard]] absl::StatusOr<Index<D>> build_index(std::span<const Box<D>> boxes, const GridSpec<D>& spec,
-                                                  Timings* timings) {
+//
+// With a task system of W > 1 workers (B15) only the radix sort of a packed level that is not dense
+// is split (radix_sort over the task system); the dense levels' counting sort, the common case, stays
+// serial.
+template <std::size_t D, typename Boxes>
+[[nodiscard]] absl::StatusOr<Index<D>> build_index(const Boxes& boxes, const GridSpec<D>& spec, Timings* timings,
+                                                  const TaskSystem& tasks = {}) {
   const Stopwatch validating(timings);
   if (boxes.size() > std::numeric_limits<std::uint32_t>::max()) return too_many_boxes(boxes.size());
   const GridConfig& config = spec.config();
@@ -830,8 +1141,8 @@ template <std::size_t D>
   relative.reserve(boxes.size());
   std::array<std::int64_t, D> anchor{};
   for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
-    const std::span<const Box<D>> part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
-    if (quantise_block(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
+    const auto part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
+    if (quantise_block<D>(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
       for (std::size_t b = 0; b < part.size(); ++b) {
         total += block.counts[b];
         base_memberships += block.counts[b];  // <= total, which is checked below before any use
@@ -907,15 +1218,16 @@ template <std::size_t D>
     for (std::size_t i = 0; i < boxes.size(); ++i) {
       if (!index.level_of.empty() && index.level_of[i] != 0) continue;
       base.residents.push_back(static_cast<std::uint32_t>(i));
+      const auto& box = boxes[i];
       for (std::size_t k = 0; k < D; ++k) {
-        base.bounds.min[k] = base.residents.size() == 1 ? boxes[i].min[k] : std::min(base.bounds.min[k], boxes[i].min[k]);
-        base.bounds.max[k] = base.residents.size() == 1 ? boxes[i].max[k] : std::max(base.bounds.max[k], boxes[i].max[k]);
+        base.bounds.min[k] = base.residents.size() == 1 ? box.min[k] : std::min(base.bounds.min[k], box.min[k]);
+        base.bounds.max[k] = base.residents.size() == 1 ? box.max[k] : std::max(base.bounds.max[k], box.max[k]);
       }
     }
     register_level(base, base_memberships, [&](auto&& add) {
       for (std::size_t begin = 0; begin < boxes.size(); begin += BlockCells<D>::kBoxes) {
-        const std::span<const Box<D>> part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
-        if (quantise_block(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
+        const auto part = boxes.subspan(begin, std::min(BlockCells<D>::kBoxes, boxes.size() - begin));
+        if (quantise_block<D>(part, spec.cell_size(), config.max_cells_per_box.value(), block)) {
           for (std::size_t b = 0; b < part.size(); ++b) add(static_cast<std::uint32_t>(begin + b), block.range(b));
           continue;
         }
@@ -926,7 +1238,7 @@ template <std::size_t D>
           add(static_cast<std::uint32_t>(i), *r);
         }
       }
-    }, std::move(compact));
+    }, std::move(compact), tasks);
     index.levels.push_back(std::move(base));
   }
   // Coarser levels, ascending: few boxes, registered from their placements.
@@ -949,7 +1261,7 @@ template <std::size_t D>
     std::int64_t memberships = 0;
     level.bounds = boxes[coarse[i].id];
     for (std::size_t m = i; m < j; ++m) {  // ids ascend within a level
-      const Box<D>& b = boxes[coarse[m].id];
+      const auto& b = boxes[coarse[m].id];
       memberships += coarse[m].where.cell_count;  // <= total
       level.residents.push_back(coarse[m].id);
       for (std::size_t k = 0; k < D; ++k) {
@@ -970,125 +1282,296 @@ template <std::size_t D>
   return index;
 }
 
-[[nodiscard]] inline absl::Status too_many_pairs(std::int64_t max_pairs) {
-  return absl::ResourceExhaustedError(
-      absl::StrCat("more than max_pairs = ", max_pairs, " overlapping pairs (B7)"));
-}
-
 // LSD radix sort of the pairs into lexicographic order, on the key (a << id_bits) | b: stable passes of
 // at most 12 bits (4096 counters, in L1), b's bits first; a pass whose digit is the same for every pair
 // is skipped. The first pass moves the pairs out of their blocks (released one by one); the passes go
-// back and forth between `sorted` and an uninitialised scratch array, starting in whichever of the two
-// makes the last pass end in `sorted`. Peak: two arrays of the pairs.
-inline void radix_sort_pairs(PairBlocks& in, std::vector<Pair>& sorted, int id_bits) {
+// back and forth between `sorted` (room for every pair) and an uninitialised scratch array, starting in
+// whichever of the two makes the last pass end in `sorted`. Peak: two arrays of the pairs.
+// `in` holds one PairBlocks per part of the pairing (B15): the first pass reads them in part order, so the
+// input order is the serial one's; with several parts over a task system each pass is split (a
+// histogram of each part's range, offsets bucket by bucket and part by part, a scatter of each range),
+// which keeps every pass stable. The pairs are distinct, so the result is the one sorted sequence
+// whatever the split.
+inline void radix_sort_pairs(std::span<PairBlocks> in, Pair* sorted, int id_bits, const TaskSystem& tasks = {}) {
   const int bits = std::max(2 * id_bits, 1);
   const int passes = (bits + 11) / 12;
   const int digit = (bits + passes - 1) / passes;
   const std::size_t buckets = std::size_t{1} << digit;
   const std::uint64_t mask = buckets - 1;
-  const std::size_t n = in.size();
+  const auto parts = static_cast<std::uint32_t>(in.size());
+  std::size_t n = 0;
+  std::vector<std::size_t> before(parts + 1, 0);  // pairs of the parts before part q
+  for (std::uint32_t q = 0; q < parts; ++q) {
+    before[q] = n;
+    n += in[q].size();
+  }
+  before[parts] = n;
   const auto key = [id_bits](const Pair& p) { return (static_cast<std::uint64_t>(p.a) << id_bits) | p.b; };
-  std::vector<std::size_t> counts(buckets * static_cast<std::size_t>(passes), 0);
-  std::uint64_t first = 0;
-  in.for_each_block([&](std::span<const Pair> block) {
-    for (const Pair& p : block) {
-      const std::uint64_t k = key(p);
-      for (int pass = 0; pass < passes; ++pass) {
-        ++counts[static_cast<std::size_t>(pass) * buckets + ((k >> (pass * digit)) & mask)];
+  // Part q's histograms, pass by pass: counts[(q * passes + pass) * buckets + digit].
+  const std::size_t per_part = buckets * static_cast<std::size_t>(passes);
+  std::vector<std::size_t> counts(per_part * parts, 0);
+  auto histogram = [&](std::uint32_t q) {
+    std::size_t* c = counts.data() + per_part * q;
+    in[q].for_each_block([&](std::span<const Pair> block) {
+      for (const Pair& p : block) {
+        const std::uint64_t k = key(p);
+        for (int pass = 0; pass < passes; ++pass) {
+          ++c[static_cast<std::size_t>(pass) * buckets + ((k >> (pass * digit)) & mask)];
+        }
       }
+    });
+  };
+  run_parts(tasks, parts, histogram);
+  std::uint64_t first = 0;
+  for (std::uint32_t q = 0; q < parts; ++q) {
+    if (in[q].size() > 0) {
+      first = key(in[q].blocks[0][0]);
+      break;
     }
-  });
-  if (n > 0) first = key(in.blocks[0][0]);
+  }
   // The passes that move anything (pass 0 always runs: it leaves the blocks).
   std::vector<int> active = {0};
   for (int pass = 1; pass < passes; ++pass) {
-    if (counts[static_cast<std::size_t>(pass) * buckets + ((first >> (pass * digit)) & mask)] != n) active.push_back(pass);
+    std::size_t same = 0;
+    for (std::uint32_t q = 0; q < parts; ++q) {
+      same += counts[per_part * q + static_cast<std::size_t>(pass) * buckets + ((first >> (pass * digit)) & mask)];
+    }
+    if (same != n) active.push_back(pass);
   }
-  const auto offsets = [&](int pass) {
-    std::size_t* c = counts.data() + static_cast<std::size_t>(pass) * buckets;
+  // Turns the histograms of pass `pass` at `c` (parts of them, `stride` apart) into scatter offsets,
+  // bucket by bucket and, within a bucket, part by part.
+  const auto offsets = [&](std::size_t* c, std::size_t stride) {
     std::size_t sum = 0;
-    for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(c[i], sum);
-    return c;
+    for (std::size_t i = 0; i < buckets; ++i) {
+      for (std::uint32_t q = 0; q < parts; ++q) sum += std::exchange(c[stride * q + i], sum);
+    }
   };
-  sorted.resize(n);
   std::unique_ptr<Pair[]> scratch(active.size() > 1 ? new Pair[n] : nullptr);
   // Pass j writes into sorted iff (active.size() - 1 - j) is even.
-  Pair* to = active.size() % 2 == 1 ? sorted.data() : scratch.get();
-  Pair* from = to == sorted.data() ? scratch.get() : sorted.data();
-  {
-    std::size_t* c = offsets(0);
+  Pair* to = active.size() % 2 == 1 ? sorted : scratch.get();
+  Pair* from = to == sorted ? scratch.get() : sorted;
+  offsets(counts.data(), per_part);
+  auto first_pass = [&](std::uint32_t q) {
+    std::size_t* c = counts.data() + per_part * q;
     std::size_t i = 0;
-    in.for_each_block([&](std::span<const Pair> block) {
+    in[q].for_each_block([&](std::span<const Pair> block) {
       for (const Pair& p : block) to[c[key(p) & mask]++] = p;
-      in.blocks[i++].reset();
+      in[q].blocks[i++].reset();
     });
-    in = PairBlocks{};
-  }
+    in[q] = PairBlocks{};
+  };
+  run_parts(tasks, parts, first_pass);
+  // Later passes: one part reuses the histograms of the first reading; several count their ranges again.
+  const auto begin_of = [&](std::uint32_t q) { return n / parts * q; };
+  const auto end_of = [&](std::uint32_t q) { return q + 1 == parts ? n : n / parts * (q + 1); };
   for (std::size_t j = 1; j < active.size(); ++j) {
     std::swap(from, to);
     const int s = active[j] * digit;
-    std::size_t* c = offsets(active[j]);
-    for (std::size_t i = 0; i < n; ++i) to[c[(key(from[i]) >> s) & mask]++] = from[i];
+    std::size_t* c = counts.data() + static_cast<std::size_t>(active[j]) * buckets;
+    if (parts == 1) {
+      offsets(c, per_part);
+      for (std::size_t i = 0; i < n; ++i) to[c[(key(from[i]) >> s) & mask]++] = from[i];
+      continue;
+    }
+    auto count_range = [&](std::uint32_t q) {
+      std::size_t* h = c + per_part * q;
+      std::fill(h, h + buckets, std::size_t{0});
+      for (std::size_t i = begin_of(q); i < end_of(q); ++i) ++h[(key(from[i]) >> s) & mask];
+    };
+    run_parts(tasks, parts, count_range);
+    offsets(c, per_part);
+    auto scatter = [&](std::uint32_t q) {
+      std::size_t* h = c + per_part * q;
+      for (std::size_t i = begin_of(q); i < end_of(q); ++i) to[h[(key(from[i]) >> s) & mask]++] = from[i];
+    };
+    run_parts(tasks, parts, scatter);
   }
 }
 
-// Pairing (B1-B4): within every level, then every box against every coarser level it is finer than;
-// then one radix sort into canonical order. No pair set: each pair is met in one reference cell only.
-// `spent`, when given, is `index` itself, no longer needed by the caller: its memberships are released
-// before the final sort, which lowers the peak memory of find_pairs.
-template <std::size_t D>
-[[nodiscard]] absl::StatusOr<PairsResult> pair_index(const Index<D>& index, std::span<const Box<D>> boxes,
-                                                     Timings* timings, Index<D>* spent = nullptr) {
-  const Stopwatch pairing(timings);
-  PairsResult result;
-  result.stats = index.stats;
-  PairBlocks pairs;
-  Counters counters;
-  for (const Level<D>& level : index.levels) {
-    if (!pair_level(level, boxes, index.max_pairs, pairs, counters)) {
-      return too_many_pairs(index.max_pairs);
-    }
-  }
-  // Cross-level: a box of level j meets each coarser level's residents by probing it (B11).
-  const auto limit = static_cast<std::size_t>(index.max_pairs);
+[[nodiscard]] inline absl::Status too_many_pairs(std::int64_t max_pairs) {
+  return absl::ResourceExhaustedError(
+      absl::StrCat("more than max_pairs = ", max_pairs, " overlapping pairs (B7)"));
+}
+
+// Every box of [begin, end) against every coarser level than its own (B11): it probes the level and meets
+// each resident there once, from their reference cell. Returns false when `limit` is full.
+template <std::size_t D, typename Boxes>
+[[nodiscard]] bool probe_coarse(const Index<D>& index, const Boxes& boxes, std::size_t begin, std::size_t end,
+                                PairLimit& limit, PairBlocks& out, Counters& counters) {
   bool within = true;
   for (const Level<D>& level : index.levels) {
     if (level.level == 0 || !within) continue;
-    for (std::size_t i = 0; i < boxes.size() && within; ++i) {
+    for (std::size_t i = begin; i < end && within; ++i) {
       const int own = index.level_of.empty() ? 0 : index.level_of[i];
       if (own >= level.level) continue;
       const auto id = static_cast<std::uint32_t>(i);
       probe_level(level, boxes, boxes[i], counters, [&](std::uint32_t resident) {
         if (!within) return;
-        if (pairs.size() >= limit) {
+        if (limit.full(out.size())) {
           within = false;
           return;
         }
-        pairs.push_back({std::min(id, resident), std::max(id, resident)});
+        out.push_back({std::min(id, resident), std::max(id, resident)});
       });
     }
   }
-  if (!within) return too_many_pairs(index.max_pairs);
+  return within;
+}
+
+// The pairs of an index, unsorted, one PairBlocks per part, with the work counters; within == false when
+// there are more than `limit` (B7). Within every level, then every box against every coarser level it is
+// finer than. No pair set: each pair is met in one reference cell only.
+// With a task system of W > 1 workers (B15) the work is cut into W parts: a dense level by ranges of keys
+// (whole cells, about the same number of memberships each), a sorted packed level by runs of words cut at
+// cell boundaries, the probes by ranges of boxes; a wide level (a world of more than ~2^40 cells) is
+// paired whole by part 0. Each part has its own blocks, counters and share of the one pair budget
+// (PairLimit): every cell and every probing box is handled by exactly one part, so the counters' sums and
+// the set of pairs are those of the serial pass, and the final sort makes the order the same.
+struct FoundPairs {
+  std::vector<PairBlocks> parts;
+  Counters counters;
+  std::size_t size = 0;
+  bool within = true;
+};
+
+template <std::size_t D, typename Boxes>
+[[nodiscard]] FoundPairs find_unsorted(const Index<D>& index, const Boxes& boxes, std::uint64_t limit,
+                                       const TaskSystem& tasks) {
+  const std::uint32_t parts = std::max<std::uint32_t>(1, tasks.workers);
+  FoundPairs result;
+  result.parts.resize(parts);
+  std::vector<Counters> counters(parts);
+  std::atomic<std::uint64_t> shared{0};
+  std::vector<PairLimit> budgets;  // one per part: each publishes its own count
+  budgets.reserve(parts);
+  for (std::uint32_t p = 0; p < parts; ++p) budgets.emplace_back(limit, parts == 1 ? nullptr : &shared);
+  std::atomic<bool> over{false};
+  for (const Level<D>& level : index.levels) {
+    if (over.load(std::memory_order_relaxed)) break;
+    if (parts == 1 || !level.packed) {
+      if (!pair_level(level, boxes, budgets[0], result.parts[0], counters[0])) over.store(true);
+      continue;
+    }
+    // Cut points on cell boundaries: a cell's memberships are never split between two parts.
+    std::vector<std::uint64_t> cut(parts + 1);
+    cut[0] = 0;
+    if (level.dense) {
+      cut[parts] = level.keys;
+      const std::size_t m = level.members.size();
+      for (std::uint32_t p = 1; p < parts; ++p) {
+        // The first key whose memberships start at or after p / parts of them.
+        const auto* at = std::lower_bound(level.starts.data(), level.starts.data() + level.keys, m / parts * p);
+        cut[p] = std::max<std::uint64_t>(cut[p - 1], static_cast<std::uint64_t>(at - level.starts.data()));
+      }
+    } else {
+      const std::vector<std::uint64_t>& w = level.words;
+      cut[parts] = w.size();
+      for (std::uint32_t p = 1; p < parts; ++p) {
+        std::size_t c = std::max<std::size_t>(static_cast<std::size_t>(cut[p - 1]), w.size() / parts * p);
+        while (c > cut[p - 1] && c < w.size() && (w[c] >> level.key_shift) == (w[c - 1] >> level.key_shift)) ++c;
+        cut[p] = c;
+      }
+    }
+    auto run = [&](std::uint32_t p) {
+      if (cut[p] < cut[p + 1] && !over.load(std::memory_order_relaxed) &&
+          !pair_level(level, boxes, budgets[p], result.parts[p], counters[p], cut[p], cut[p + 1])) {
+        over.store(true, std::memory_order_relaxed);
+      }
+    };
+    run_parts(tasks, parts, run);
+  }
+  // Cross-level: a box of level j meets each coarser level's residents by probing it (B11).
+  bool coarse = false;
+  for (const Level<D>& level : index.levels) coarse |= level.level != 0;
+  if (coarse && !over.load(std::memory_order_relaxed)) {
+    auto run = [&](std::uint32_t p) {
+      const std::size_t begin = boxes.size() / parts * p;
+      const std::size_t end = p + 1 == parts ? boxes.size() : boxes.size() / parts * (p + 1);
+      if (!probe_coarse(index, boxes, begin, end, budgets[p], result.parts[p], counters[p])) {
+        over.store(true, std::memory_order_relaxed);
+      }
+    };
+    run_parts(tasks, parts, run);
+  }
+  for (std::uint32_t p = 0; p < parts; ++p) {
+    result.counters.visits += counters[p].visits;
+    result.counters.candidates += counters[p].candidates;
+    result.size += result.parts[p].size();
+  }
+  // Each part stops only when the published total proves more than `limit` pairs; the sum decides.
+  result.within = !over.load(std::memory_order_relaxed) && result.size <= limit;
+  return result;
+}
+
+[[nodiscard]] inline std::uint64_t pair_limit(std::int64_t max_pairs, std::size_t room) {
+  return std::min(static_cast<std::uint64_t>(max_pairs), static_cast<std::uint64_t>(room));
+}
+
+// Pairing (B1-B4): find_unsorted, then one radix sort into canonical order.
+// `spent`, when given, is `index` itself, no longer needed by the caller: its memberships are released
+// before the final sort, which lowers the peak memory of find_pairs.
+template <std::size_t D, typename Boxes>
+[[nodiscard]] absl::StatusOr<PairsResult> pair_index(const Index<D>& index, const Boxes& boxes, Timings* timings,
+                                                     Index<D>* spent = nullptr, const TaskSystem& tasks = {}) {
+  const Stopwatch pairing(timings);
+  FoundPairs found = find_unsorted(index, boxes, static_cast<std::uint64_t>(index.max_pairs), tasks);
+  if (!found.within) return too_many_pairs(index.max_pairs);
+  PairsResult result;
+  result.stats = index.stats;
+  const int id_bits = index.id_bits;
   if (spent != nullptr) {
     spent->levels = {};
     spent->level_of = {};
   }
-  radix_sort_pairs(pairs, result.pairs, index.id_bits);
-  result.stats.pair_visits = counters.visits;
-  result.stats.unique_candidates = counters.candidates;
+  result.pairs.resize(found.size);
+  radix_sort_pairs(found.parts, result.pairs.data(), id_bits, tasks);
+  result.stats.pair_visits = found.counters.visits;
+  result.stats.unique_candidates = found.counters.candidates;
   result.stats.pairs = static_cast<std::int64_t>(result.pairs.size());
   pairing.stop(timings, &Timings::pairing_ns);
   return result;
 }
 
-template <std::size_t D>
-[[nodiscard]] absl::StatusOr<PairsResult> find_pairs(std::span<const Box<D>> boxes, const GridConfig& config,
-                                                     Timings* timings) {
+// The sinks of the caller's output (B14): sink(found, id_bits) sorts the pairs into the caller's output,
+// called only after the whole call succeeded.
+template <std::size_t D, typename Boxes, typename Sink>
+[[nodiscard]] absl::StatusOr<Stats> pairs_to(const Boxes& boxes, const GridConfig& config, const TaskSystem& tasks,
+                                             std::size_t room, Timings* timings, Sink&& sink) {
+  if (absl::Status s = validate_tasks(tasks); !s.ok()) return s;
   absl::StatusOr<GridSpec<D>> spec = GridSpec<D>::create(config);
   if (!spec.ok()) return spec.status();
-  absl::StatusOr<Index<D>> index = build_index<D>(boxes, *spec, timings);
+  absl::StatusOr<Index<D>> index = build_index<D>(boxes, *spec, timings, tasks);
   if (!index.ok()) return index.status();
-  return pair_index<D>(*index, boxes, timings, &*index);
+  const Stopwatch pairing(timings);
+  FoundPairs found = find_unsorted(*index, boxes, pair_limit(index->max_pairs, room), tasks);
+  if (!found.within) {
+    if (static_cast<std::uint64_t>(room) < static_cast<std::uint64_t>(index->max_pairs)) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "more than the output buffer's ", room, " pairs (max_pairs = ", index->max_pairs, "); nothing written (B14)"));
+    }
+    return too_many_pairs(index->max_pairs);
+  }
+  Stats stats = index->stats;
+  stats.pair_visits = found.counters.visits;
+  stats.unique_candidates = found.counters.candidates;
+  stats.pairs = static_cast<std::int64_t>(found.size);
+  const int id_bits = index->id_bits;
+  index->levels = {};  // released before the final sort, as in find_pairs
+  index->level_of = {};
+  sink(found, id_bits);
+  pairing.stop(timings, &Timings::pairing_ns);
+  return stats;
+}
+
+template <std::size_t D, typename Boxes>
+[[nodiscard]] absl::StatusOr<PairsResult> find_pairs(const Boxes& boxes, const GridConfig& config, Timings* timings,
+                                                     const TaskSystem& tasks = {}) {
+  if (absl::Status s = validate_tasks(tasks); !s.ok()) return s;
+  absl::StatusOr<GridSpec<D>> spec = GridSpec<D>::create(config);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<Index<D>> index = build_index<D>(boxes, *spec, timings, tasks);
+  if (!index.ok()) return index.status();
+  return pair_index<D>(*index, boxes, timings, &*index, tasks);
 }
 
 }  // namespace lwc::internal
@@ -1120,6 +1603,220 @@ LWC_EXPORT namespace lwc {
   return internal::find_pairs<3>(boxes, config, timings);
 }
 
+// find_pairs(), parallel
+//
+// The same call split over `tasks` (a ThreadPool's, or the caller's job system): bit-identical pairs and
+// stats and the same errors as the serial call for every input (B15); InvalidArgument for an unusable
+// task system (0 or more than 256 workers, or more than one without enqueue and finish).
+//
+// Example:
+//   absl::StatusOr<std::unique_ptr<lwc::ThreadPool>> pool = lwc::ThreadPool::create(4);
+//   absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(boxes, config, (*pool)->tasks());
+[[nodiscard]] inline absl::StatusOr<PairsResult> find_pairs(std::span<const Box2> boxes, const GridConfig& config,
+                                                            const TaskSystem& tasks, Timings* timings = nullptr) {
+  return internal::find_pairs<2>(boxes, config, timings, tasks);
+}
+[[nodiscard]] inline absl::StatusOr<PairsResult> find_pairs(std::span<const Box3> boxes, const GridConfig& config,
+                                                            const TaskSystem& tasks, Timings* timings = nullptr) {
+  return internal::find_pairs<3>(boxes, config, timings, tasks);
+}
+
+// find_pairs(), the caller's boxes
+//
+// find_pairs over boxes read in place through a BoxView (B13): floats or doubles, an array of structs
+// with any stride or separate min and max arrays, never copied. The result, the stats and the errors are
+// those of find_pairs on the same boxes as a vector of Box<D> (each float widened exactly), B1-B7, B11,
+// B12; with `tasks`, split as in B15.
+//
+// Example:
+//   std::vector<lwc::FloatBox<2>> boxes = ...;   // or an engine's own AABB array through strided()
+//   absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(lwc::BoxView<2, float>::of(boxes), config);
+template <std::size_t D, typename F>
+[[nodiscard]] absl::StatusOr<PairsResult> find_pairs(const BoxView<D, F>& boxes, const GridConfig& config,
+                                                     const TaskSystem& tasks = {}, Timings* timings = nullptr) {
+  return internal::find_pairs<D>(boxes, config, timings, tasks);
+}
+
+// find_pairs_into()
+//
+// find_pairs writing the pairs into the caller's buffer (B14): on success out[0, stats.pairs) holds them
+// in canonical order (B4) and the rest of `out` is untouched; the stats are find_pairs'. A buffer is a
+// pair budget of its own: with more than out.size() pairs (and out.size() < max_pairs) the call is
+// ResourceExhausted ("more than the output buffer's N pairs") and writes nothing; over max_pairs, the
+// error of find_pairs. Every other error is find_pairs', with nothing written either.
+//
+// Example:
+//   std::vector<lwc::Pair> out(1 << 20);
+//   absl::StatusOr<lwc::Stats> s = lwc::find_pairs_into(view, config, out);
+//   if (s.ok()) use(std::span(out).first(s->pairs));
+template <std::size_t D, typename F>
+[[nodiscard]] absl::StatusOr<Stats> find_pairs_into(const BoxView<D, F>& boxes, const GridConfig& config,
+                                                    std::span<Pair> out, const TaskSystem& tasks = {},
+                                                    Timings* timings = nullptr) {
+  // The final sort writes into `out` itself (its first stats.pairs entries), after the call succeeded.
+  return internal::pairs_to<D>(boxes, config, tasks, out.size(), timings,
+                               [&](internal::FoundPairs& found, int id_bits) {
+                                 internal::radix_sort_pairs(found.parts, out.data(), id_bits, tasks);
+                               });
+}
+
+// for_each_pair()
+//
+// find_pairs streaming the pairs to fn(Pair) in canonical order (B4, B14), on the calling thread, only
+// after the whole call has succeeded: on any error (find_pairs', B6, B7) fn is never called. Returns the
+// stats of find_pairs.
+//
+// Example:
+//   absl::StatusOr<lwc::Stats> s = lwc::for_each_pair(view, config, [&](lwc::Pair p) { narrow(p.a, p.b); });
+template <std::size_t D, typename F, typename Fn>
+  requires std::invocable<Fn&, Pair>
+[[nodiscard]] absl::StatusOr<Stats> for_each_pair(const BoxView<D, F>& boxes, const GridConfig& config, Fn&& fn,
+                                                  const TaskSystem& tasks = {}, Timings* timings = nullptr) {
+  return internal::pairs_to<D>(boxes, config, tasks, std::numeric_limits<std::size_t>::max(), timings,
+                               [&](internal::FoundPairs& found, int id_bits) {
+                                 std::vector<Pair> sorted(found.size);
+                                 internal::radix_sort_pairs(found.parts, sorted.data(), id_bits, tasks);
+                                 for (const Pair p : sorted) fn(p);
+                               });
+}
+
+// ThreadPool
+//
+// A small pool of its own for the parallel find_pairs (B15): threads - 1 worker threads, the calling
+// thread being the last worker. tasks() is its TaskSystem. One call at a time per pool (a second
+// concurrent call waits for the first); the workers sleep between calls and are joined by the destructor.
+// Neither copyable nor movable (its threads hold its address), hence create() returns a unique_ptr.
+//
+// Example:
+//   absl::StatusOr<std::unique_ptr<lwc::ThreadPool>> pool = lwc::ThreadPool::create(2);
+//   if (!pool.ok()) return pool.status();
+//   absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(view, config, (*pool)->tasks());
+class ThreadPool {
+ public:
+  // create()
+  //
+  // InvalidArgument (B15) unless 1 <= threads <= TaskSystem::kMaxWorkers.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<ThreadPool>> create(std::uint32_t threads) {
+    if (threads < 1 || threads > TaskSystem::kMaxWorkers) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("thread pool: ", threads, " threads, not in [1, ", TaskSystem::kMaxWorkers, "] (B15)"));
+    }
+    return std::unique_ptr<ThreadPool>(new ThreadPool(threads));
+  }
+
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  ~ThreadPool() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  [[nodiscard]] std::uint32_t threads() const noexcept { return threads_; }
+
+  // The pool as a task system: enqueue runs every item on the pool and the calling thread and returns
+  // when all are done (so it returns nullptr and finish is never needed).
+  [[nodiscard]] TaskSystem tasks() noexcept {
+    TaskSystem t;
+    t.workers = threads_;
+    t.enqueue = &ThreadPool::enqueue;
+    t.finish = &ThreadPool::finish;
+    t.user_context = this;
+    return t;
+  }
+
+ private:
+  explicit ThreadPool(std::uint32_t threads) : threads_(threads) {
+    workers_.reserve(threads - 1);
+    for (std::uint32_t w = 1; w < threads; ++w) workers_.emplace_back([this, w] { work(w); });
+  }
+
+  static void* enqueue(TaskSystem::Task task, std::uint32_t items, std::uint32_t, void* context, void* self) {
+    static_cast<ThreadPool*>(self)->run(task, items, context);
+    return nullptr;
+  }
+  static void finish(void*, void*) {}
+
+  void run(TaskSystem::Task task, std::uint32_t items, void* context) {
+    const std::lock_guard<std::mutex> one_call(calling_);
+    {
+      // Invariant: no worker is inside drain() while the job is replaced (a late one of the last run
+      // would otherwise take an item of this one with the last task).
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [&] { return active_ == 0; });
+      task_ = task;
+      context_ = context;
+      items_ = items;
+      next_.store(0, std::memory_order_relaxed);
+      pending_ = items;
+      ++generation_;
+    }
+    wake_.notify_all();
+    drain(0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0 && active_ == 0; });
+  }
+
+  // Takes items until none is left; each item is one call of the task.
+  void drain(std::uint32_t worker) {
+    TaskSystem::Task task = nullptr;
+    void* context = nullptr;
+    std::uint32_t items = 0;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      task = task_;
+      context = context_;
+      items = items_;
+      ++active_;
+    }
+    std::uint32_t ran = 0;
+    for (;;) {
+      const std::uint32_t i = next_.fetch_add(1, std::memory_order_relaxed);
+      if (i >= items) break;
+      task(i, i + 1, worker, context);
+      ++ran;
+    }
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      pending_ -= ran;
+      --active_;
+    }
+    done_.notify_all();
+  }
+
+  void work(std::uint32_t worker) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) return;
+        seen = generation_;
+      }
+      drain(worker);
+    }
+  }
+
+  std::uint32_t threads_;
+  std::vector<std::thread> workers_;
+  std::mutex calling_;  // one run at a time
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  TaskSystem::Task task_ = nullptr;
+  void* context_ = nullptr;
+  std::uint32_t items_ = 0;
+  std::atomic<std::uint32_t> next_{0};
+  std::uint32_t pending_ = 0;
+  std::uint32_t active_ = 0;  // threads inside drain()
+  std::uint64_t generation_ = 0;
+  bool stopping_ = false;
+};
+
 // Grid
 //
 // A registered set of boxes kept for gameplay queries. Owns its boxes; immutable once built.
@@ -1139,7 +1836,7 @@ class Grid {
                                                    Timings* timings = nullptr) {
     absl::StatusOr<GridSpec<D>> spec = GridSpec<D>::create(config);
     if (!spec.ok()) return spec.status();
-    absl::StatusOr<internal::Index<D>> index = internal::build_index<D>(boxes, *spec, timings);
+    absl::StatusOr<internal::Index<D>> index = internal::build_index<D>(std::span<const Box<D>>(boxes), *spec, timings);
     if (!index.ok()) return index.status();
     return Grid(std::move(boxes), *std::move(index));
   }

@@ -22,7 +22,6 @@ module;
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <ostream>
 #include <span>
 #include <utility>
@@ -373,39 +372,6 @@ void for_each_shared_cell(const Level<D>& level, std::vector<std::uint32_t>& ids
   }
 }
 
-// The pairs found so far, in blocks of kBlock: growing never reallocates or copies (a vector's last
-// doubling holds the old and the new buffer at once, the peak of pairing), and the final sort reads the
-// blocks once, releasing each as it goes.
-struct PairBlocks {
-  static constexpr std::size_t kBlock = std::size_t{1} << 13;  // 64 KiB: below malloc's mmap threshold
-  std::vector<std::unique_ptr<Pair[]>> blocks;  // full blocks, then the last one being filled
-  std::size_t count = 0;
-  Pair* tail = nullptr;  // next free entry of the last block
-  Pair* end = nullptr;
-
-  [[nodiscard]] std::size_t size() const { return count; }
-  [[gnu::always_inline]] void push_back(Pair p) {
-    if (tail == end) grow();
-    *tail++ = p;
-    ++count;
-  }
-  // Calls fn(pairs) for every block in order, with its filled part.
-  template <typename Fn>
-  void for_each_block(Fn&& fn) const {
-    for (std::size_t i = 0; i < blocks.size(); ++i) {
-      const std::size_t filled = i + 1 < blocks.size() ? kBlock : kBlock - static_cast<std::size_t>(end - tail);
-      fn(std::span<const Pair>(blocks[i].get(), filled));
-    }
-  }
-
- private:
-  [[gnu::noinline]] void grow() {
-    blocks.push_back(std::unique_ptr<Pair[]>(new Pair[kBlock]));
-    tail = blocks.back().get();
-    end = tail + kBlock;
-  }
-};
-
 // The boxes of one cell gathered once, axis by axis (structure of arrays). A pair is a candidate iff the
 // cell is its reference cell, i.e. iff the union of the two boxes' start flags is all_flags (B9). A cell
 // of more than kSmall boxes is grouped by flags (group f holds the boxes whose flags are f, in
@@ -473,7 +439,7 @@ struct CellBoxes {
 // under denormals-are-zero (as in overlaps()) and appended, lower id first. Returns false as soon as
 // `out` would exceed `limit` pairs.
 template <std::size_t D>
-[[nodiscard]] inline bool pair_cell(CellBoxes<D>& g, std::size_t c, std::size_t limit, PairBlocks& out,
+[[nodiscard]] inline bool pair_cell(CellBoxes<D>& g, std::size_t c, std::size_t limit, std::vector<Pair>& out,
                                     std::int64_t& candidates) {
   const std::uint32_t* const ids = g.ids.data();
   std::uint32_t* const hits = g.hits.data();
@@ -570,7 +536,7 @@ template <std::size_t D>
 // more than `max_pairs` pairs exist.
 template <std::size_t D>
 [[nodiscard]] bool pair_level(const Level<D>& level, std::span<const Box<D>> boxes, std::int64_t max_pairs,
-                              PairBlocks& out, Counters& counters) {
+                              std::vector<Pair>& out, Counters& counters) {
   CellBoxes<D> cell;
   const auto limit = static_cast<std::size_t>(max_pairs);
   bool within = true;
@@ -977,72 +943,52 @@ template <std::size_t D>
 
 // LSD radix sort of the pairs into lexicographic order, on the key (a << id_bits) | b: stable passes of
 // at most 12 bits (4096 counters, in L1), b's bits first; a pass whose digit is the same for every pair
-// is skipped. The first pass moves the pairs out of their blocks (released one by one); the passes go
-// back and forth between `sorted` and an uninitialised scratch array, starting in whichever of the two
-// makes the last pass end in `sorted`. Peak: two arrays of the pairs.
-inline void radix_sort_pairs(PairBlocks& in, std::vector<Pair>& sorted, int id_bits) {
+// is skipped.
+inline void radix_sort_pairs(std::vector<Pair>& pairs, int id_bits) {
   const int bits = std::max(2 * id_bits, 1);
   const int passes = (bits + 11) / 12;
   const int digit = (bits + passes - 1) / passes;
   const std::size_t buckets = std::size_t{1} << digit;
   const std::uint64_t mask = buckets - 1;
-  const std::size_t n = in.size();
+  const std::size_t n = pairs.size();
+  if (n < 2) return;
   const auto key = [id_bits](const Pair& p) { return (static_cast<std::uint64_t>(p.a) << id_bits) | p.b; };
   std::vector<std::size_t> counts(buckets * static_cast<std::size_t>(passes), 0);
-  std::uint64_t first = 0;
-  in.for_each_block([&](std::span<const Pair> block) {
-    for (const Pair& p : block) {
-      const std::uint64_t k = key(p);
-      for (int pass = 0; pass < passes; ++pass) {
-        ++counts[static_cast<std::size_t>(pass) * buckets + ((k >> (pass * digit)) & mask)];
-      }
+  for (const Pair& p : pairs) {
+    const std::uint64_t k = key(p);
+    for (int pass = 0; pass < passes; ++pass) {
+      ++counts[static_cast<std::size_t>(pass) * buckets + ((k >> (pass * digit)) & mask)];
     }
-  });
-  if (n > 0) first = key(in.blocks[0][0]);
-  // The passes that move anything (pass 0 always runs: it leaves the blocks).
-  std::vector<int> active = {0};
-  for (int pass = 1; pass < passes; ++pass) {
-    if (counts[static_cast<std::size_t>(pass) * buckets + ((first >> (pass * digit)) & mask)] != n) active.push_back(pass);
   }
-  const auto offsets = [&](int pass) {
+  std::vector<Pair> scratch(n);
+  for (int pass = 0; pass < passes; ++pass) {
+    const int s = pass * digit;
     std::size_t* c = counts.data() + static_cast<std::size_t>(pass) * buckets;
+    if (c[(key(pairs[0]) >> s) & mask] == n) continue;  // every pair has the same digit
     std::size_t sum = 0;
     for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(c[i], sum);
-    return c;
-  };
-  sorted.resize(n);
-  std::unique_ptr<Pair[]> scratch(active.size() > 1 ? new Pair[n] : nullptr);
-  // Pass j writes into sorted iff (active.size() - 1 - j) is even.
-  Pair* to = active.size() % 2 == 1 ? sorted.data() : scratch.get();
-  Pair* from = to == sorted.data() ? scratch.get() : sorted.data();
-  {
-    std::size_t* c = offsets(0);
-    std::size_t i = 0;
-    in.for_each_block([&](std::span<const Pair> block) {
-      for (const Pair& p : block) to[c[key(p) & mask]++] = p;
-      in.blocks[i++].reset();
-    });
-    in = PairBlocks{};
-  }
-  for (std::size_t j = 1; j < active.size(); ++j) {
-    std::swap(from, to);
-    const int s = active[j] * digit;
-    std::size_t* c = offsets(active[j]);
-    for (std::size_t i = 0; i < n; ++i) to[c[(key(from[i]) >> s) & mask]++] = from[i];
+    for (const Pair& p : pairs) scratch[c[(key(p) >> s) & mask]++] = p;
+    pairs.swap(scratch);
   }
 }
 
 // Pairing (B1-B4): within every level, then every box against every coarser level it is finer than;
 // then one radix sort into canonical order. No pair set: each pair is met in one reference cell only.
-// `spent`, when given, is `index` itself, no longer needed by the caller: its memberships are released
-// before the final sort, which lowers the peak memory of find_pairs.
+// `spent`, when given, is `index` itself, no longer needed by the caller: level 0's resident list (read
+// only by probes of level 0, i.e. queries) is released before pairing and the memberships before the
+// final sort, which lowers the peak memory of find_pairs.
 template <std::size_t D>
 [[nodiscard]] absl::StatusOr<PairsResult> pair_index(const Index<D>& index, std::span<const Box<D>> boxes,
                                                      Timings* timings, Index<D>* spent = nullptr) {
   const Stopwatch pairing(timings);
   PairsResult result;
   result.stats = index.stats;
-  PairBlocks pairs;
+  std::vector<Pair>& pairs = result.pairs;
+  if (spent != nullptr) {
+    for (Level<D>& level : spent->levels) {
+      if (level.level == 0) level.residents = {};
+    }
+  }
   Counters counters;
   for (const Level<D>& level : index.levels) {
     if (!pair_level(level, boxes, index.max_pairs, pairs, counters)) {
@@ -1073,10 +1019,10 @@ template <std::size_t D>
     spent->levels = {};
     spent->level_of = {};
   }
-  radix_sort_pairs(pairs, result.pairs, index.id_bits);
+  radix_sort_pairs(pairs, index.id_bits);
   result.stats.pair_visits = counters.visits;
   result.stats.unique_candidates = counters.candidates;
-  result.stats.pairs = static_cast<std::int64_t>(result.pairs.size());
+  result.stats.pairs = static_cast<std::int64_t>(pairs.size());
   pairing.stop(timings, &Timings::pairing_ns);
   return result;
 }

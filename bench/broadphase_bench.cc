@@ -540,7 +540,7 @@ const bool registered = [] {
   };
   for (const char kind : {'u', 'w'}) {
     const char* group = kind == 'u' ? "uniform" : "walls";
-    for (const Size s : {Size{10'000, 0}, Size{100'000, 0}, Size{1'000'000, 3}}) {
+    for (const Size s : {Size{10'000, 0}, Size{100'000, 0}, Size{1'000'000, 5}}) {
       const auto add = [&](const char* impl, Impl which) {
         benchmark::internal::Benchmark* b =
             benchmark::RegisterBenchmark((std::string(group) + "." + impl).c_str(), run, kind, which)

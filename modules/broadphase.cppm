@@ -675,39 +675,6 @@ void for_each_shared_cell(const Level<D>& level, std::vector<std::uint32_t>& ids
   }
 }
 
-// The pairs found so far, in blocks of kBlock: growing never reallocates or copies (a vector's last
-// doubling holds the old and the new buffer at once, the peak of pairing), and the final sort reads the
-// blocks once, releasing each as it goes.
-struct PairBlocks {
-  static constexpr std::size_t kBlock = std::size_t{1} << 13;  // 64 KiB: below malloc's mmap threshold
-  std::vector<std::unique_ptr<Pair[]>> blocks;  // full blocks, then the last one being filled
-  std::size_t count = 0;
-  Pair* tail = nullptr;  // next free entry of the last block
-  Pair* end = nullptr;
-
-  [[nodiscard]] std::size_t size() const { return count; }
-  [[gnu::always_inline]] void push_back(Pair p) {
-    if (tail == end) grow();
-    *tail++ = p;
-    ++count;
-  }
-  // Calls fn(pairs) for every block in order, with its filled part.
-  template <typename Fn>
-  void for_each_block(Fn&& fn) const {
-    for (std::size_t i = 0; i < blocks.size(); ++i) {
-      const std::size_t filled = i + 1 < blocks.size() ? kBlock : kBlock - static_cast<std::size_t>(end - tail);
-      fn(std::span<const Pair>(blocks[i].get(), filled));
-    }
-  }
-
- private:
-  [[gnu::noinline]] void grow() {
-    blocks.push_back(std::unique_ptr<Pair[]>(new Pair[kBlock]));
-    tail = blocks.back().get();
-    end = tail + kBlock;
-  }
-};
-
 // The boxes of one cell gathered once, axis by axis (structure of arrays). A pair is a candidate iff the
 // cell is its reference cell, i.e. iff the union of the two boxes' start flags is all_flags (B9). A cell
 // of more than kSmall boxes is grouped by flags (group f holds the boxes whose flags are f, in
@@ -776,7 +743,7 @@ struct CellBoxes {
 // under denormals-are-zero (as in overlaps()) and appended, lower id first. Returns false as soon as
 // `limit` is full (B7; shared by the parts of a parallel call, B15).
 template <std::size_t D>
-[[nodiscard]] inline bool pair_cell(CellBoxes<D>& g, std::size_t c, PairLimit& limit, PairBlocks& out,
+[[nodiscard]] inline bool pair_cell(CellBoxes<D>& g, std::size_t c, PairLimit& limit, std::vector<Pair>& out,
                                     std::int64_t& candidates) {
   const std::uint32_t* const ids = g.ids.data();
   std::uint32_t* const hits = g.hits.data();
@@ -874,7 +841,7 @@ template <std::size_t D>
 // [from, to) (dense) or of its words [from, to) (sorted words, cut at cell boundaries), which a parallel
 // call splits between its parts (B15); a wide level always whole.
 template <std::size_t D, typename Boxes>
-[[nodiscard]] bool pair_level(const Level<D>& level, const Boxes& boxes, PairLimit& limit, PairBlocks& out,
+[[nodiscard]] bool pair_level(const Level<D>& level, const Boxes& boxes, PairLimit& limit, std::vector<Pair>& out,
                               Counters& counters, std::uint64_t from = 0,
                               std::uint64_t to = std::numeric_limits<std::uint64_t>::max()) {
   CellBoxes<D> cell;
@@ -1284,107 +1251,66 @@ template <std::size_t D, typename Boxes>
 
 // LSD radix sort of the pairs into lexicographic order, on the key (a << id_bits) | b: stable passes of
 // at most 12 bits (4096 counters, in L1), b's bits first; a pass whose digit is the same for every pair
-// is skipped. The first pass moves the pairs out of their blocks (released one by one); the passes go
-// back and forth between `sorted` (room for every pair) and an uninitialised scratch array, starting in
-// whichever of the two makes the last pass end in `sorted`. Peak: two arrays of the pairs.
-// `in` holds one PairBlocks per part of the pairing (B15): the first pass reads them in part order, so the
-// input order is the serial one's; with several parts over a task system each pass is split (a
-// histogram of each part's range, offsets bucket by bucket and part by part, a scatter of each range),
-// which keeps every pass stable. The pairs are distinct, so the result is the one sorted sequence
-// whatever the split.
-inline void radix_sort_pairs(std::span<PairBlocks> in, Pair* sorted, int id_bits, const TaskSystem& tasks = {}) {
+// is skipped. Over a task system of W > 1 workers (B15) and at least 2^14 pairs a part, each pass is split:
+// a histogram of each part's contiguous range, offsets bucket by bucket and, within a bucket, part by
+// part, then a scatter of each range, so every pass stays stable and the result is the serial sort's.
+inline void radix_sort_pairs(std::vector<Pair>& pairs, int id_bits, const TaskSystem& tasks = {}) {
   const int bits = std::max(2 * id_bits, 1);
   const int passes = (bits + 11) / 12;
   const int digit = (bits + passes - 1) / passes;
   const std::size_t buckets = std::size_t{1} << digit;
   const std::uint64_t mask = buckets - 1;
-  const auto parts = static_cast<std::uint32_t>(in.size());
-  std::size_t n = 0;
-  std::vector<std::size_t> before(parts + 1, 0);  // pairs of the parts before part q
-  for (std::uint32_t q = 0; q < parts; ++q) {
-    before[q] = n;
-    n += in[q].size();
-  }
-  before[parts] = n;
+  const std::size_t n = pairs.size();
+  if (n < 2) return;
   const auto key = [id_bits](const Pair& p) { return (static_cast<std::uint64_t>(p.a) << id_bits) | p.b; };
-  // Part q's histograms, pass by pass: counts[(q * passes + pass) * buckets + digit].
-  const std::size_t per_part = buckets * static_cast<std::size_t>(passes);
-  std::vector<std::size_t> counts(per_part * parts, 0);
-  auto histogram = [&](std::uint32_t q) {
-    std::size_t* c = counts.data() + per_part * q;
-    in[q].for_each_block([&](std::span<const Pair> block) {
-      for (const Pair& p : block) {
-        const std::uint64_t k = key(p);
-        for (int pass = 0; pass < passes; ++pass) {
-          ++c[static_cast<std::size_t>(pass) * buckets + ((k >> (pass * digit)) & mask)];
-        }
+  constexpr std::size_t kMinPart = std::size_t{1} << 14;  // below this a part costs more than it saves
+  const auto parts = static_cast<std::uint32_t>(std::min<std::size_t>(tasks.workers, n / kMinPart));
+  if (parts <= 1) {
+    std::vector<std::size_t> counts(buckets * static_cast<std::size_t>(passes), 0);
+    for (const Pair& p : pairs) {
+      const std::uint64_t k = key(p);
+      for (int pass = 0; pass < passes; ++pass) {
+        ++counts[static_cast<std::size_t>(pass) * buckets + ((k >> (pass * digit)) & mask)];
       }
-    });
-  };
-  run_parts(tasks, parts, histogram);
-  std::uint64_t first = 0;
-  for (std::uint32_t q = 0; q < parts; ++q) {
-    if (in[q].size() > 0) {
-      first = key(in[q].blocks[0][0]);
-      break;
     }
+    std::vector<Pair> scratch(n);
+    for (int pass = 0; pass < passes; ++pass) {
+      const int s = pass * digit;
+      std::size_t* c = counts.data() + static_cast<std::size_t>(pass) * buckets;
+      if (c[(key(pairs[0]) >> s) & mask] == n) continue;  // every pair has the same digit
+      std::size_t sum = 0;
+      for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(c[i], sum);
+      for (const Pair& p : pairs) scratch[c[(key(p) >> s) & mask]++] = p;
+      pairs.swap(scratch);
+    }
+    return;
   }
-  // The passes that move anything (pass 0 always runs: it leaves the blocks).
-  std::vector<int> active = {0};
-  for (int pass = 1; pass < passes; ++pass) {
-    std::size_t same = 0;
-    for (std::uint32_t q = 0; q < parts; ++q) {
-      same += counts[per_part * q + static_cast<std::size_t>(pass) * buckets + ((first >> (pass * digit)) & mask)];
-    }
-    if (same != n) active.push_back(pass);
-  }
-  // Turns the histograms of pass `pass` at `c` (parts of them, `stride` apart) into scatter offsets,
-  // bucket by bucket and, within a bucket, part by part.
-  const auto offsets = [&](std::size_t* c, std::size_t stride) {
-    std::size_t sum = 0;
-    for (std::size_t i = 0; i < buckets; ++i) {
-      for (std::uint32_t q = 0; q < parts; ++q) sum += std::exchange(c[stride * q + i], sum);
-    }
-  };
-  std::unique_ptr<Pair[]> scratch(active.size() > 1 ? new Pair[n] : nullptr);
-  // Pass j writes into sorted iff (active.size() - 1 - j) is even.
-  Pair* to = active.size() % 2 == 1 ? sorted : scratch.get();
-  Pair* from = to == sorted ? scratch.get() : sorted;
-  offsets(counts.data(), per_part);
-  auto first_pass = [&](std::uint32_t q) {
-    std::size_t* c = counts.data() + per_part * q;
-    std::size_t i = 0;
-    in[q].for_each_block([&](std::span<const Pair> block) {
-      for (const Pair& p : block) to[c[key(p) & mask]++] = p;
-      in[q].blocks[i++].reset();
-    });
-    in[q] = PairBlocks{};
-  };
-  run_parts(tasks, parts, first_pass);
-  // Later passes: one part reuses the histograms of the first reading; several count their ranges again.
   const auto begin_of = [&](std::uint32_t q) { return n / parts * q; };
   const auto end_of = [&](std::uint32_t q) { return q + 1 == parts ? n : n / parts * (q + 1); };
-  for (std::size_t j = 1; j < active.size(); ++j) {
-    std::swap(from, to);
-    const int s = active[j] * digit;
-    std::size_t* c = counts.data() + static_cast<std::size_t>(active[j]) * buckets;
-    if (parts == 1) {
-      offsets(c, per_part);
-      for (std::size_t i = 0; i < n; ++i) to[c[(key(from[i]) >> s) & mask]++] = from[i];
-      continue;
-    }
-    auto count_range = [&](std::uint32_t q) {
-      std::size_t* h = c + per_part * q;
-      std::fill(h, h + buckets, std::size_t{0});
-      for (std::size_t i = begin_of(q); i < end_of(q); ++i) ++h[(key(from[i]) >> s) & mask];
+  std::vector<std::size_t> counts(static_cast<std::size_t>(parts) * buckets);
+  std::vector<Pair> scratch(n);
+  for (int pass = 0; pass < passes; ++pass) {
+    const int s = pass * digit;
+    auto histogram = [&](std::uint32_t q) {
+      std::size_t* c = counts.data() + static_cast<std::size_t>(q) * buckets;
+      std::fill(c, c + buckets, std::size_t{0});
+      for (std::size_t i = begin_of(q); i < end_of(q); ++i) ++c[(key(pairs[i]) >> s) & mask];
     };
-    run_parts(tasks, parts, count_range);
-    offsets(c, per_part);
+    run_parts(tasks, parts, histogram);
+    const std::size_t first = (key(pairs[0]) >> s) & mask;
+    std::size_t same = 0;
+    for (std::uint32_t q = 0; q < parts; ++q) same += counts[static_cast<std::size_t>(q) * buckets + first];
+    if (same == n) continue;  // every pair has the same digit
+    std::size_t sum = 0;
+    for (std::size_t b = 0; b < buckets; ++b) {
+      for (std::uint32_t q = 0; q < parts; ++q) sum += std::exchange(counts[static_cast<std::size_t>(q) * buckets + b], sum);
+    }
     auto scatter = [&](std::uint32_t q) {
-      std::size_t* h = c + per_part * q;
-      for (std::size_t i = begin_of(q); i < end_of(q); ++i) to[h[(key(from[i]) >> s) & mask]++] = from[i];
+      std::size_t* c = counts.data() + static_cast<std::size_t>(q) * buckets;
+      for (std::size_t i = begin_of(q); i < end_of(q); ++i) scratch[c[(key(pairs[i]) >> s) & mask]++] = pairs[i];
     };
     run_parts(tasks, parts, scatter);
+    pairs.swap(scratch);
   }
 }
 
@@ -1397,7 +1323,7 @@ inline void radix_sort_pairs(std::span<PairBlocks> in, Pair* sorted, int id_bits
 // each resident there once, from their reference cell. Returns false when `limit` is full.
 template <std::size_t D, typename Boxes>
 [[nodiscard]] bool probe_coarse(const Index<D>& index, const Boxes& boxes, std::size_t begin, std::size_t end,
-                                PairLimit& limit, PairBlocks& out, Counters& counters) {
+                                PairLimit& limit, std::vector<Pair>& out, Counters& counters) {
   bool within = true;
   for (const Level<D>& level : index.levels) {
     if (level.level == 0 || !within) continue;
@@ -1418,17 +1344,17 @@ template <std::size_t D, typename Boxes>
   return within;
 }
 
-// The pairs of an index, unsorted, one PairBlocks per part, with the work counters; within == false when
+// The pairs of an index, unsorted, one vector per part, with the work counters; within == false when
 // there are more than `limit` (B7). Within every level, then every box against every coarser level it is
 // finer than. No pair set: each pair is met in one reference cell only.
 // With a task system of W > 1 workers (B15) the work is cut into W parts: a dense level by ranges of keys
 // (whole cells, about the same number of memberships each), a sorted packed level by runs of words cut at
 // cell boundaries, the probes by ranges of boxes; a wide level (a world of more than ~2^40 cells) is
-// paired whole by part 0. Each part has its own blocks, counters and share of the one pair budget
+// paired whole by part 0. Each part has its own pairs, counters and share of the one pair budget
 // (PairLimit): every cell and every probing box is handled by exactly one part, so the counters' sums and
 // the set of pairs are those of the serial pass, and the final sort makes the order the same.
 struct FoundPairs {
-  std::vector<PairBlocks> parts;
+  std::vector<std::vector<Pair>> parts;
   Counters counters;
   std::size_t size = 0;
   bool within = true;
@@ -1507,13 +1433,41 @@ template <std::size_t D, typename Boxes>
   return std::min(static_cast<std::uint64_t>(max_pairs), static_cast<std::uint64_t>(room));
 }
 
+// The parts' pairs in one vector, in part order, sorted into canonical order (B4). A single part is
+// moved, not copied; with several, each is released as soon as it is copied.
+[[nodiscard]] inline std::vector<Pair> sorted_pairs(FoundPairs& found, int id_bits, const TaskSystem& tasks) {
+  std::vector<Pair> all;
+  if (found.parts.size() == 1) {
+    all = std::move(found.parts[0]);
+  } else {
+    all.reserve(found.size);
+    for (std::vector<Pair>& part : found.parts) {
+      all.insert(all.end(), part.begin(), part.end());
+      part = {};
+    }
+  }
+  radix_sort_pairs(all, id_bits, tasks);
+  return all;
+}
+
+// Level 0's resident list is read only by probes of level 0, i.e. queries: a spent index drops it
+// before pairing, which lowers the peak memory of find_pairs.
+template <std::size_t D>
+void release_level0_residents(Index<D>& spent) {
+  for (Level<D>& level : spent.levels) {
+    if (level.level == 0) level.residents = {};
+  }
+}
+
 // Pairing (B1-B4): find_unsorted, then one radix sort into canonical order.
-// `spent`, when given, is `index` itself, no longer needed by the caller: its memberships are released
-// before the final sort, which lowers the peak memory of find_pairs.
+// `spent`, when given, is `index` itself, no longer needed by the caller: level 0's resident list is
+// released before pairing and the memberships before the final sort, which lowers the peak memory of
+// find_pairs.
 template <std::size_t D, typename Boxes>
 [[nodiscard]] absl::StatusOr<PairsResult> pair_index(const Index<D>& index, const Boxes& boxes, Timings* timings,
                                                      Index<D>* spent = nullptr, const TaskSystem& tasks = {}) {
   const Stopwatch pairing(timings);
+  if (spent != nullptr) release_level0_residents(*spent);
   FoundPairs found = find_unsorted(index, boxes, static_cast<std::uint64_t>(index.max_pairs), tasks);
   if (!found.within) return too_many_pairs(index.max_pairs);
   PairsResult result;
@@ -1523,8 +1477,7 @@ template <std::size_t D, typename Boxes>
     spent->levels = {};
     spent->level_of = {};
   }
-  result.pairs.resize(found.size);
-  radix_sort_pairs(found.parts, result.pairs.data(), id_bits, tasks);
+  result.pairs = sorted_pairs(found, id_bits, tasks);
   result.stats.pair_visits = found.counters.visits;
   result.stats.unique_candidates = found.counters.candidates;
   result.stats.pairs = static_cast<std::int64_t>(result.pairs.size());
@@ -1532,8 +1485,8 @@ template <std::size_t D, typename Boxes>
   return result;
 }
 
-// The sinks of the caller's output (B14): sink(found, id_bits) sorts the pairs into the caller's output,
-// called only after the whole call succeeded.
+// The sinks of the caller's output (B14): sink(sorted pairs) is called only after the whole call
+// succeeded.
 template <std::size_t D, typename Boxes, typename Sink>
 [[nodiscard]] absl::StatusOr<Stats> pairs_to(const Boxes& boxes, const GridConfig& config, const TaskSystem& tasks,
                                              std::size_t room, Timings* timings, Sink&& sink) {
@@ -1543,6 +1496,7 @@ template <std::size_t D, typename Boxes, typename Sink>
   absl::StatusOr<Index<D>> index = build_index<D>(boxes, *spec, timings, tasks);
   if (!index.ok()) return index.status();
   const Stopwatch pairing(timings);
+  release_level0_residents(*index);
   FoundPairs found = find_unsorted(*index, boxes, pair_limit(index->max_pairs, room), tasks);
   if (!found.within) {
     if (static_cast<std::uint64_t>(room) < static_cast<std::uint64_t>(index->max_pairs)) {
@@ -1558,7 +1512,7 @@ template <std::size_t D, typename Boxes, typename Sink>
   const int id_bits = index->id_bits;
   index->levels = {};  // released before the final sort, as in find_pairs
   index->level_of = {};
-  sink(found, id_bits);
+  sink(sorted_pairs(found, id_bits, tasks));
   pairing.stop(timings, &Timings::pairing_ns);
   return stats;
 }
@@ -1653,11 +1607,8 @@ template <std::size_t D, typename F>
 [[nodiscard]] absl::StatusOr<Stats> find_pairs_into(const BoxView<D, F>& boxes, const GridConfig& config,
                                                     std::span<Pair> out, const TaskSystem& tasks = {},
                                                     Timings* timings = nullptr) {
-  // The final sort writes into `out` itself (its first stats.pairs entries), after the call succeeded.
   return internal::pairs_to<D>(boxes, config, tasks, out.size(), timings,
-                               [&](internal::FoundPairs& found, int id_bits) {
-                                 internal::radix_sort_pairs(found.parts, out.data(), id_bits, tasks);
-                               });
+                               [&](const std::vector<Pair>& sorted) { std::copy(sorted.begin(), sorted.end(), out.begin()); });
 }
 
 // for_each_pair()
@@ -1673,9 +1624,7 @@ template <std::size_t D, typename F, typename Fn>
 [[nodiscard]] absl::StatusOr<Stats> for_each_pair(const BoxView<D, F>& boxes, const GridConfig& config, Fn&& fn,
                                                   const TaskSystem& tasks = {}, Timings* timings = nullptr) {
   return internal::pairs_to<D>(boxes, config, tasks, std::numeric_limits<std::size_t>::max(), timings,
-                               [&](internal::FoundPairs& found, int id_bits) {
-                                 std::vector<Pair> sorted(found.size);
-                                 internal::radix_sort_pairs(found.parts, sorted.data(), id_bits, tasks);
+                               [&](const std::vector<Pair>& sorted) {
                                  for (const Pair p : sorted) fn(p);
                                });
 }

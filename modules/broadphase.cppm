@@ -22,6 +22,7 @@ module;
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <ostream>
 #include <span>
 #include <utility>
@@ -372,6 +373,47 @@ void for_each_shared_cell(const Level<D>& level, std::vector<std::uint32_t>& ids
   }
 }
 
+// The pairs found so far: the first kHead in one vector (which the final sort then sorts in place, so
+// small results pay for no blocks), the rest in blocks of kBlock behind a tail pointer: growing never
+// reallocates beyond kHead (a vector's last doubling holds its old and new buffers at once, which was
+// the peak of find_pairs on many pairs), and the final sort moves them out of their blocks.
+struct PairBlocks {
+  static constexpr std::size_t kHead = std::size_t{1} << 17;
+  static constexpr std::size_t kBlock = std::size_t{1} << 13;  // 64 KiB: below malloc's mmap threshold
+  std::vector<Pair> head;
+  std::vector<std::unique_ptr<Pair[]>> blocks;  // full blocks, then the last one being filled
+  std::size_t count = 0;
+  Pair* tail = nullptr;  // next free entry of the last block
+  Pair* end = nullptr;
+
+  [[nodiscard]] std::size_t size() const { return count; }
+  void push_back(Pair p) {
+    ++count;
+    if (count <= kHead) {
+      head.push_back(p);
+      return;
+    }
+    if (tail == end) grow();
+    *tail++ = p;
+  }
+  // Calls fn(pairs) for the head, then every block in order, with its filled part.
+  template <typename Fn>
+  void for_each_part(Fn&& fn) const {
+    fn(std::span<const Pair>(head));
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      const std::size_t filled = i + 1 < blocks.size() ? kBlock : kBlock - static_cast<std::size_t>(end - tail);
+      fn(std::span<const Pair>(blocks[i].get(), filled));
+    }
+  }
+
+ private:
+  [[gnu::noinline]] void grow() {
+    blocks.push_back(std::unique_ptr<Pair[]>(new Pair[kBlock]));
+    tail = blocks.back().get();
+    end = tail + kBlock;
+  }
+};
+
 // The boxes of one cell gathered once, axis by axis (structure of arrays). A pair is a candidate iff the
 // cell is its reference cell, i.e. iff the union of the two boxes' start flags is all_flags (B9). A cell
 // of more than kSmall boxes is grouped by flags (group f holds the boxes whose flags are f, in
@@ -439,7 +481,7 @@ struct CellBoxes {
 // under denormals-are-zero (as in overlaps()) and appended, lower id first. Returns false as soon as
 // `out` would exceed `limit` pairs.
 template <std::size_t D>
-[[nodiscard]] inline bool pair_cell(CellBoxes<D>& g, std::size_t c, std::size_t limit, std::vector<Pair>& out,
+[[nodiscard]] inline bool pair_cell(CellBoxes<D>& g, std::size_t c, std::size_t limit, PairBlocks& out,
                                     std::int64_t& candidates) {
   const std::uint32_t* const ids = g.ids.data();
   std::uint32_t* const hits = g.hits.data();
@@ -536,7 +578,7 @@ template <std::size_t D>
 // more than `max_pairs` pairs exist.
 template <std::size_t D>
 [[nodiscard]] bool pair_level(const Level<D>& level, std::span<const Box<D>> boxes, std::int64_t max_pairs,
-                              std::vector<Pair>& out, Counters& counters) {
+                              PairBlocks& out, Counters& counters) {
   CellBoxes<D> cell;
   const auto limit = static_cast<std::size_t>(max_pairs);
   bool within = true;
@@ -943,32 +985,77 @@ template <std::size_t D>
 
 // LSD radix sort of the pairs into lexicographic order, on the key (a << id_bits) | b: stable passes of
 // at most 12 bits (4096 counters, in L1), b's bits first; a pass whose digit is the same for every pair
-// is skipped.
-inline void radix_sort_pairs(std::vector<Pair>& pairs, int id_bits) {
+// is skipped. Pairs that all fit the head are sorted in place with one scratch array. Otherwise the
+// first pass moves them out of the head and the blocks (released one by one) into an array, and the
+// passes go back and forth between `sorted` and an uninitialised scratch array, starting in whichever
+// makes the last pass end in `sorted`. Peak: two arrays of the pairs.
+inline void radix_sort_pairs(PairBlocks& in, std::vector<Pair>& sorted, int id_bits) {
   const int bits = std::max(2 * id_bits, 1);
   const int passes = (bits + 11) / 12;
   const int digit = (bits + passes - 1) / passes;
   const std::size_t buckets = std::size_t{1} << digit;
   const std::uint64_t mask = buckets - 1;
-  const std::size_t n = pairs.size();
-  if (n < 2) return;
+  const std::size_t n = in.size();
   const auto key = [id_bits](const Pair& p) { return (static_cast<std::uint64_t>(p.a) << id_bits) | p.b; };
   std::vector<std::size_t> counts(buckets * static_cast<std::size_t>(passes), 0);
-  for (const Pair& p : pairs) {
-    const std::uint64_t k = key(p);
-    for (int pass = 0; pass < passes; ++pass) {
-      ++counts[static_cast<std::size_t>(pass) * buckets + ((k >> (pass * digit)) & mask)];
+  in.for_each_part([&](std::span<const Pair> part) {
+    for (const Pair& p : part) {
+      const std::uint64_t k = key(p);
+      for (int pass = 0; pass < passes; ++pass) {
+        ++counts[static_cast<std::size_t>(pass) * buckets + ((k >> (pass * digit)) & mask)];
+      }
     }
-  }
-  std::vector<Pair> scratch(n);
-  for (int pass = 0; pass < passes; ++pass) {
-    const int s = pass * digit;
+  });
+  const auto offsets = [&](int pass) {
     std::size_t* c = counts.data() + static_cast<std::size_t>(pass) * buckets;
-    if (c[(key(pairs[0]) >> s) & mask] == n) continue;  // every pair has the same digit
     std::size_t sum = 0;
     for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(c[i], sum);
-    for (const Pair& p : pairs) scratch[c[(key(p) >> s) & mask]++] = p;
-    pairs.swap(scratch);
+    return c;
+  };
+  if (in.blocks.empty()) {
+    sorted = std::move(in.head);
+    in = PairBlocks{};
+    if (n < 2) return;
+    std::vector<Pair> scratch(n);
+    for (int pass = 0; pass < passes; ++pass) {
+      const int s = pass * digit;
+      if (counts[static_cast<std::size_t>(pass) * buckets + ((key(sorted[0]) >> s) & mask)] == n) continue;
+      std::size_t* c = offsets(pass);
+      for (const Pair& p : sorted) scratch[c[(key(p) >> s) & mask]++] = p;
+      sorted.swap(scratch);
+    }
+    return;
+  }
+  // The passes that move anything (pass 0 always runs: it leaves the head and the blocks).
+  const std::uint64_t first = key(in.head[0]);
+  std::vector<int> active = {0};
+  for (int pass = 1; pass < passes; ++pass) {
+    if (counts[static_cast<std::size_t>(pass) * buckets + ((first >> (pass * digit)) & mask)] != n) active.push_back(pass);
+  }
+  sorted.resize(n);
+  std::unique_ptr<Pair[]> scratch(active.size() > 1 ? new Pair[n] : nullptr);
+  // Pass j writes into sorted iff (active.size() - 1 - j) is even.
+  Pair* to = active.size() % 2 == 1 ? sorted.data() : scratch.get();
+  Pair* from = to == sorted.data() ? scratch.get() : sorted.data();
+  {
+    std::size_t* c = offsets(0);
+    std::size_t part = 0;
+    in.for_each_part([&](std::span<const Pair> pairs) {
+      for (const Pair& p : pairs) to[c[key(p) & mask]++] = p;
+      if (part == 0) {
+        in.head = {};
+      } else {
+        in.blocks[part - 1].reset();
+      }
+      ++part;
+    });
+    in = PairBlocks{};
+  }
+  for (std::size_t j = 1; j < active.size(); ++j) {
+    std::swap(from, to);
+    const int s = active[j] * digit;
+    std::size_t* c = offsets(active[j]);
+    for (std::size_t i = 0; i < n; ++i) to[c[(key(from[i]) >> s) & mask]++] = from[i];
   }
 }
 
@@ -983,7 +1070,7 @@ template <std::size_t D>
   const Stopwatch pairing(timings);
   PairsResult result;
   result.stats = index.stats;
-  std::vector<Pair>& pairs = result.pairs;
+  PairBlocks pairs;
   if (spent != nullptr) {
     for (Level<D>& level : spent->levels) {
       if (level.level == 0) level.residents = {};
@@ -1019,10 +1106,10 @@ template <std::size_t D>
     spent->levels = {};
     spent->level_of = {};
   }
-  radix_sort_pairs(pairs, index.id_bits);
+  radix_sort_pairs(pairs, result.pairs, index.id_bits);
   result.stats.pair_visits = counters.visits;
   result.stats.unique_candidates = counters.candidates;
-  result.stats.pairs = static_cast<std::int64_t>(pairs.size());
+  result.stats.pairs = static_cast<std::int64_t>(result.pairs.size());
   pairing.stop(timings, &Timings::pairing_ns);
   return result;
 }

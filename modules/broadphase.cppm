@@ -675,6 +675,47 @@ void for_each_shared_cell(const Level<D>& level, std::vector<std::uint32_t>& ids
   }
 }
 
+// The pairs found so far: the first kHead in one vector (which the final sort then sorts in place, so
+// small results pay for no blocks), the rest in blocks of kBlock behind a tail pointer: growing never
+// reallocates beyond kHead (a vector's last doubling holds its old and new buffers at once, which was
+// the peak of find_pairs on many pairs), and the final sort moves them out of their blocks.
+struct PairBlocks {
+  static constexpr std::size_t kHead = std::size_t{1} << 17;
+  static constexpr std::size_t kBlock = std::size_t{1} << 13;  // 64 KiB: below malloc's mmap threshold
+  std::vector<Pair> head;
+  std::vector<std::unique_ptr<Pair[]>> blocks;  // full blocks, then the last one being filled
+  std::size_t count = 0;
+  Pair* tail = nullptr;  // next free entry of the last block
+  Pair* end = nullptr;
+
+  [[nodiscard]] std::size_t size() const { return count; }
+  void push_back(Pair p) {
+    ++count;
+    if (count <= kHead) {
+      head.push_back(p);
+      return;
+    }
+    if (tail == end) grow();
+    *tail++ = p;
+  }
+  // Calls fn(pairs) for the head, then every block in order, with its filled part.
+  template <typename Fn>
+  void for_each_part(Fn&& fn) const {
+    fn(std::span<const Pair>(head));
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      const std::size_t filled = i + 1 < blocks.size() ? kBlock : kBlock - static_cast<std::size_t>(end - tail);
+      fn(std::span<const Pair>(blocks[i].get(), filled));
+    }
+  }
+
+ private:
+  [[gnu::noinline]] void grow() {
+    blocks.push_back(std::unique_ptr<Pair[]>(new Pair[kBlock]));
+    tail = blocks.back().get();
+    end = tail + kBlock;
+  }
+};
+
 // The boxes of one cell gathered once, axis by axis (structure of arrays). A pair is a candidate iff the
 // cell is its reference cell, i.e. iff the union of the two boxes' start flags is all_flags (B9). A cell
 // of more than kSmall boxes is grouped by flags (group f holds the boxes whose flags are f, in
@@ -743,7 +784,7 @@ struct CellBoxes {
 // under denormals-are-zero (as in overlaps()) and appended, lower id first. Returns false as soon as
 // `limit` is full (B7; shared by the parts of a parallel call, B15).
 template <std::size_t D>
-[[nodiscard]] inline bool pair_cell(CellBoxes<D>& g, std::size_t c, PairLimit& limit, std::vector<Pair>& out,
+[[nodiscard]] inline bool pair_cell(CellBoxes<D>& g, std::size_t c, PairLimit& limit, PairBlocks& out,
                                     std::int64_t& candidates) {
   const std::uint32_t* const ids = g.ids.data();
   std::uint32_t* const hits = g.hits.data();
@@ -841,7 +882,7 @@ template <std::size_t D>
 // [from, to) (dense) or of its words [from, to) (sorted words, cut at cell boundaries), which a parallel
 // call splits between its parts (B15); a wide level always whole.
 template <std::size_t D, typename Boxes>
-[[nodiscard]] bool pair_level(const Level<D>& level, const Boxes& boxes, PairLimit& limit, std::vector<Pair>& out,
+[[nodiscard]] bool pair_level(const Level<D>& level, const Boxes& boxes, PairLimit& limit, PairBlocks& out,
                               Counters& counters, std::uint64_t from = 0,
                               std::uint64_t to = std::numeric_limits<std::uint64_t>::max()) {
   CellBoxes<D> cell;
@@ -1249,68 +1290,187 @@ template <std::size_t D, typename Boxes>
   return index;
 }
 
-// LSD radix sort of the pairs into lexicographic order, on the key (a << id_bits) | b: stable passes of
-// at most 12 bits (4096 counters, in L1), b's bits first; a pass whose digit is the same for every pair
-// is skipped. Over a task system of W > 1 workers (B15) and at least 2^14 pairs a part, each pass is split:
-// a histogram of each part's contiguous range, offsets bucket by bucket and, within a bucket, part by
-// part, then a scatter of each range, so every pass stays stable and the result is the serial sort's.
-inline void radix_sort_pairs(std::vector<Pair>& pairs, int id_bits, const TaskSystem& tasks = {}) {
+// The digits of the final sort's key (a << id_bits) | b: passes of at most 12 bits (4096 counters, in L1).
+struct PairDigits {
+  int passes;
+  int digit;
+  std::size_t buckets;
+  std::uint64_t mask;
+};
+[[nodiscard]] inline PairDigits pair_digits(int id_bits) {
   const int bits = std::max(2 * id_bits, 1);
   const int passes = (bits + 11) / 12;
   const int digit = (bits + passes - 1) / passes;
   const std::size_t buckets = std::size_t{1} << digit;
-  const std::uint64_t mask = buckets - 1;
-  const std::size_t n = pairs.size();
-  if (n < 2) return;
+  return {passes, digit, buckets, buckets - 1};
+}
+
+// LSD radix sort of the pairs into lexicographic order, on the key (a << id_bits) | b: stable passes of
+// at most 12 bits (4096 counters, in L1), b's bits first; a pass whose digit is the same for every pair
+// is skipped. Pairs that all fit the head are sorted in place with one scratch array. Otherwise the
+// first pass moves them out of the head and the blocks (released one by one) into an array, and the
+// passes go back and forth between `sorted` and an uninitialised scratch array, starting in whichever
+// makes the last pass end in `sorted`. Peak: two arrays of the pairs.
+inline void radix_sort_pairs(PairBlocks& in, std::vector<Pair>& sorted, int id_bits) {
+  const auto [passes, digit, buckets, mask] = pair_digits(id_bits);
+  const std::size_t n = in.size();
   const auto key = [id_bits](const Pair& p) { return (static_cast<std::uint64_t>(p.a) << id_bits) | p.b; };
-  constexpr std::size_t kMinPart = std::size_t{1} << 14;  // below this a part costs more than it saves
-  const auto parts = static_cast<std::uint32_t>(std::min<std::size_t>(tasks.workers, n / kMinPart));
-  if (parts <= 1) {
-    std::vector<std::size_t> counts(buckets * static_cast<std::size_t>(passes), 0);
-    for (const Pair& p : pairs) {
+  std::vector<std::size_t> counts(buckets * static_cast<std::size_t>(passes), 0);
+  in.for_each_part([&](std::span<const Pair> part) {
+    for (const Pair& p : part) {
       const std::uint64_t k = key(p);
       for (int pass = 0; pass < passes; ++pass) {
         ++counts[static_cast<std::size_t>(pass) * buckets + ((k >> (pass * digit)) & mask)];
       }
     }
+  });
+  const auto offsets = [&](int pass) {
+    std::size_t* c = counts.data() + static_cast<std::size_t>(pass) * buckets;
+    std::size_t sum = 0;
+    for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(c[i], sum);
+    return c;
+  };
+  if (in.blocks.empty()) {
+    sorted = std::move(in.head);
+    in = PairBlocks{};
+    if (n < 2) return;
     std::vector<Pair> scratch(n);
     for (int pass = 0; pass < passes; ++pass) {
       const int s = pass * digit;
-      std::size_t* c = counts.data() + static_cast<std::size_t>(pass) * buckets;
-      if (c[(key(pairs[0]) >> s) & mask] == n) continue;  // every pair has the same digit
-      std::size_t sum = 0;
-      for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(c[i], sum);
-      for (const Pair& p : pairs) scratch[c[(key(p) >> s) & mask]++] = p;
-      pairs.swap(scratch);
+      if (counts[static_cast<std::size_t>(pass) * buckets + ((key(sorted[0]) >> s) & mask)] == n) continue;
+      std::size_t* c = offsets(pass);
+      for (const Pair& p : sorted) scratch[c[(key(p) >> s) & mask]++] = p;
+      sorted.swap(scratch);
     }
     return;
   }
+  // The passes that move anything (pass 0 always runs: it leaves the head and the blocks).
+  const std::uint64_t first = key(in.head[0]);
+  std::vector<int> active = {0};
+  for (int pass = 1; pass < passes; ++pass) {
+    if (counts[static_cast<std::size_t>(pass) * buckets + ((first >> (pass * digit)) & mask)] != n) active.push_back(pass);
+  }
+  sorted.resize(n);
+  std::unique_ptr<Pair[]> scratch(active.size() > 1 ? new Pair[n] : nullptr);
+  // Pass j writes into sorted iff (active.size() - 1 - j) is even.
+  Pair* to = active.size() % 2 == 1 ? sorted.data() : scratch.get();
+  Pair* from = to == sorted.data() ? scratch.get() : sorted.data();
+  {
+    std::size_t* c = offsets(0);
+    std::size_t part = 0;
+    in.for_each_part([&](std::span<const Pair> pairs) {
+      for (const Pair& p : pairs) to[c[key(p) & mask]++] = p;
+      if (part == 0) {
+        in.head = {};
+      } else {
+        in.blocks[part - 1].reset();
+      }
+      ++part;
+    });
+    in = PairBlocks{};
+  }
+  for (std::size_t j = 1; j < active.size(); ++j) {
+    std::swap(from, to);
+    const int s = active[j] * digit;
+    std::size_t* c = offsets(active[j]);
+    for (std::size_t i = 0; i < n; ++i) to[c[(key(from[i]) >> s) & mask]++] = from[i];
+  }
+}
+
+// radix_sort_pairs over the parts of a parallel call (B15), one PairBlocks each, split over the task
+// system: the first reading counts every pass's digits part by part; the first pass scatters each part
+// (its head, then its blocks, released one by one) to offsets taken bucket by bucket and, within a
+// bucket, part by part; each later pass counts and scatters contiguous ranges the same way. Every pass
+// is stable, and the pairs are distinct, so the result is the one sorted sequence: the serial sort's.
+// The passes go back and forth between `sorted` and an uninitialised scratch array, as in the serial
+// sort of blocks. Peak: two arrays of the pairs.
+inline void radix_sort_pairs(std::span<PairBlocks> in, std::vector<Pair>& sorted, int id_bits, const TaskSystem& tasks) {
+  if (in.size() == 1) {
+    radix_sort_pairs(in[0], sorted, id_bits);
+    return;
+  }
+  const auto [passes, digit, buckets, mask] = pair_digits(id_bits);
+  const auto parts = static_cast<std::uint32_t>(in.size());
+  std::size_t n = 0;
+  for (const PairBlocks& part : in) n += part.size();
+  const auto key = [id_bits](const Pair& p) { return (static_cast<std::uint64_t>(p.a) << id_bits) | p.b; };
+  // Part q's counts, pass by pass: counts[(q * passes + pass) * buckets + digit].
+  const std::size_t per_part = buckets * static_cast<std::size_t>(passes);
+  std::vector<std::size_t> counts(per_part * parts, 0);
+  auto histogram = [&](std::uint32_t q) {
+    std::size_t* c = counts.data() + per_part * q;
+    in[q].for_each_part([&](std::span<const Pair> pairs) {
+      for (const Pair& p : pairs) {
+        const std::uint64_t k = key(p);
+        for (int pass = 0; pass < passes; ++pass) {
+          ++c[static_cast<std::size_t>(pass) * buckets + ((k >> (pass * digit)) & mask)];
+        }
+      }
+    });
+  };
+  run_parts(tasks, parts, histogram);
+  std::uint64_t first = 0;
+  for (const PairBlocks& part : in) {
+    if (part.size() > 0) {
+      first = key(part.head[0]);
+      break;
+    }
+  }
+  // The passes that move anything (pass 0 always runs: it leaves the parts).
+  std::vector<int> active = {0};
+  for (int pass = 1; pass < passes; ++pass) {
+    std::size_t same = 0;
+    for (std::uint32_t q = 0; q < parts; ++q) {
+      same += counts[per_part * q + static_cast<std::size_t>(pass) * buckets + ((first >> (pass * digit)) & mask)];
+    }
+    if (same != n) active.push_back(pass);
+  }
+  // The counts of one pass at c (part q's at c + q * per_part) become scatter offsets.
+  const auto offsets = [&](std::size_t* c) {
+    std::size_t sum = 0;
+    for (std::size_t i = 0; i < buckets; ++i) {
+      for (std::uint32_t q = 0; q < parts; ++q) sum += std::exchange(c[per_part * q + i], sum);
+    }
+  };
+  sorted.resize(n);
+  std::unique_ptr<Pair[]> scratch(active.size() > 1 ? new Pair[n] : nullptr);
+  // Pass j writes into sorted iff (active.size() - 1 - j) is even.
+  Pair* to = active.size() % 2 == 1 ? sorted.data() : scratch.get();
+  Pair* from = to == sorted.data() ? scratch.get() : sorted.data();
+  offsets(counts.data());
+  auto first_pass = [&](std::uint32_t q) {
+    std::size_t* c = counts.data() + per_part * q;
+    std::size_t part = 0;
+    in[q].for_each_part([&](std::span<const Pair> pairs) {
+      for (const Pair& p : pairs) to[c[key(p) & mask]++] = p;
+      if (part == 0) {
+        in[q].head = {};
+      } else {
+        in[q].blocks[part - 1].reset();
+      }
+      ++part;
+    });
+    in[q] = PairBlocks{};
+  };
+  run_parts(tasks, parts, first_pass);
   const auto begin_of = [&](std::uint32_t q) { return n / parts * q; };
   const auto end_of = [&](std::uint32_t q) { return q + 1 == parts ? n : n / parts * (q + 1); };
-  std::vector<std::size_t> counts(static_cast<std::size_t>(parts) * buckets);
-  std::vector<Pair> scratch(n);
-  for (int pass = 0; pass < passes; ++pass) {
-    const int s = pass * digit;
-    auto histogram = [&](std::uint32_t q) {
-      std::size_t* c = counts.data() + static_cast<std::size_t>(q) * buckets;
-      std::fill(c, c + buckets, std::size_t{0});
-      for (std::size_t i = begin_of(q); i < end_of(q); ++i) ++c[(key(pairs[i]) >> s) & mask];
+  for (std::size_t j = 1; j < active.size(); ++j) {
+    std::swap(from, to);
+    const int s = active[j] * digit;
+    std::size_t* c = counts.data() + static_cast<std::size_t>(active[j]) * buckets;
+    auto count_range = [&](std::uint32_t q) {
+      std::size_t* h = c + per_part * q;
+      std::fill(h, h + buckets, std::size_t{0});
+      for (std::size_t i = begin_of(q); i < end_of(q); ++i) ++h[(key(from[i]) >> s) & mask];
     };
-    run_parts(tasks, parts, histogram);
-    const std::size_t first = (key(pairs[0]) >> s) & mask;
-    std::size_t same = 0;
-    for (std::uint32_t q = 0; q < parts; ++q) same += counts[static_cast<std::size_t>(q) * buckets + first];
-    if (same == n) continue;  // every pair has the same digit
-    std::size_t sum = 0;
-    for (std::size_t b = 0; b < buckets; ++b) {
-      for (std::uint32_t q = 0; q < parts; ++q) sum += std::exchange(counts[static_cast<std::size_t>(q) * buckets + b], sum);
-    }
+    run_parts(tasks, parts, count_range);
+    offsets(c);
     auto scatter = [&](std::uint32_t q) {
-      std::size_t* c = counts.data() + static_cast<std::size_t>(q) * buckets;
-      for (std::size_t i = begin_of(q); i < end_of(q); ++i) scratch[c[(key(pairs[i]) >> s) & mask]++] = pairs[i];
+      std::size_t* h = c + per_part * q;
+      for (std::size_t i = begin_of(q); i < end_of(q); ++i) to[h[(key(from[i]) >> s) & mask]++] = from[i];
     };
     run_parts(tasks, parts, scatter);
-    pairs.swap(scratch);
   }
 }
 
@@ -1323,7 +1483,7 @@ inline void radix_sort_pairs(std::vector<Pair>& pairs, int id_bits, const TaskSy
 // each resident there once, from their reference cell. Returns false when `limit` is full.
 template <std::size_t D, typename Boxes>
 [[nodiscard]] bool probe_coarse(const Index<D>& index, const Boxes& boxes, std::size_t begin, std::size_t end,
-                                PairLimit& limit, std::vector<Pair>& out, Counters& counters) {
+                                PairLimit& limit, PairBlocks& out, Counters& counters) {
   bool within = true;
   for (const Level<D>& level : index.levels) {
     if (level.level == 0 || !within) continue;
@@ -1344,17 +1504,17 @@ template <std::size_t D, typename Boxes>
   return within;
 }
 
-// The pairs of an index, unsorted, one vector per part, with the work counters; within == false when
+// The pairs of an index, unsorted, one PairBlocks per part, with the work counters; within == false when
 // there are more than `limit` (B7). Within every level, then every box against every coarser level it is
 // finer than. No pair set: each pair is met in one reference cell only.
 // With a task system of W > 1 workers (B15) the work is cut into W parts: a dense level by ranges of keys
 // (whole cells, about the same number of memberships each), a sorted packed level by runs of words cut at
 // cell boundaries, the probes by ranges of boxes; a wide level (a world of more than ~2^40 cells) is
-// paired whole by part 0. Each part has its own pairs, counters and share of the one pair budget
+// paired whole by part 0. Each part has its own pair blocks, counters and share of the one pair budget
 // (PairLimit): every cell and every probing box is handled by exactly one part, so the counters' sums and
 // the set of pairs are those of the serial pass, and the final sort makes the order the same.
 struct FoundPairs {
-  std::vector<std::vector<Pair>> parts;
+  std::vector<PairBlocks> parts;
   Counters counters;
   std::size_t size = 0;
   bool within = true;
@@ -1433,21 +1593,11 @@ template <std::size_t D, typename Boxes>
   return std::min(static_cast<std::uint64_t>(max_pairs), static_cast<std::uint64_t>(room));
 }
 
-// The parts' pairs in one vector, in part order, sorted into canonical order (B4). A single part is
-// moved, not copied; with several, each is released as soon as it is copied.
+// The parts' pairs sorted into canonical order (B4), each part released as the first pass reads it.
 [[nodiscard]] inline std::vector<Pair> sorted_pairs(FoundPairs& found, int id_bits, const TaskSystem& tasks) {
-  std::vector<Pair> all;
-  if (found.parts.size() == 1) {
-    all = std::move(found.parts[0]);
-  } else {
-    all.reserve(found.size);
-    for (std::vector<Pair>& part : found.parts) {
-      all.insert(all.end(), part.begin(), part.end());
-      part = {};
-    }
-  }
-  radix_sort_pairs(all, id_bits, tasks);
-  return all;
+  std::vector<Pair> sorted;
+  radix_sort_pairs(std::span<PairBlocks>(found.parts), sorted, id_bits, tasks);
+  return sorted;
 }
 
 // Level 0's resident list is read only by probes of level 0, i.e. queries: a spent index drops it

@@ -516,11 +516,12 @@ void every_core(benchmark::State& state, char kind, std::uint32_t threads, bool 
   if (threads > 0) pool = *lwc::ThreadPool::create(threads);
   const lwc::GridConfig config = grid_config();
   std::size_t pairs = 0;
+  lwc::Timings timings;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
     absl::StatusOr<lwc::PairsResult> r =
-        floats ? lwc::find_pairs(lwc::BoxView<2, float>::of(rounded), config)
-               : (pool ? lwc::find_pairs(boxes, config, pool->tasks()) : lwc::find_pairs(boxes, config));
+        floats ? lwc::find_pairs(lwc::BoxView<2, float>::of(rounded), config, {}, &timings)
+               : (pool ? lwc::find_pairs(boxes, config, pool->tasks(), &timings) : lwc::find_pairs(boxes, config, &timings));
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     if (!r.ok()) {
       state.SkipWithError(std::string(r.status().message()).c_str());
@@ -531,6 +532,10 @@ void every_core(benchmark::State& state, char kind, std::uint32_t threads, bool 
     benchmark::DoNotOptimize(r);
   }
   state.counters["pairs"] = static_cast<double>(pairs);
+  // The phases of the last call (lwc::Timings), to see what a second thread splits and what it does not.
+  state.counters["validation_ms"] = static_cast<double>(timings.validation_ns) / 1e6;
+  state.counters["registration_ms"] = static_cast<double>(timings.registration_ns) / 1e6;
+  state.counters["pairing_ms"] = static_cast<double>(timings.pairing_ns) / 1e6;
 }
 
 const bool registered = [] {

@@ -1525,17 +1525,23 @@ template <std::size_t D, typename Boxes>
                                        const TaskSystem& tasks) {
   const std::uint32_t parts = std::max<std::uint32_t>(1, tasks.workers);
   FoundPairs result;
-  result.parts.resize(parts);
-  std::vector<Counters> counters(parts);
   std::atomic<std::uint64_t> shared{0};
-  std::vector<PairLimit> budgets;  // one per part: each publishes its own count
-  budgets.reserve(parts);
-  for (std::uint32_t p = 0; p < parts; ++p) budgets.emplace_back(limit, parts == 1 ? nullptr : &shared);
+  // One part's state, on cache lines of its own: the counters and the pair count are written for every
+  // cell and pair, and two parts sharing a line would make every write a miss on the other core.
+  struct alignas(64) Part {
+    Part(std::uint64_t limit, std::atomic<std::uint64_t>* shared) : budget(limit, shared) {}
+    PairLimit budget;  // publishes this part's count to `shared`
+    PairBlocks pairs;
+    Counters counters;
+  };
+  std::vector<Part> part;
+  part.reserve(parts);
+  for (std::uint32_t p = 0; p < parts; ++p) part.emplace_back(limit, parts == 1 ? nullptr : &shared);
   std::atomic<bool> over{false};
   for (const Level<D>& level : index.levels) {
     if (over.load(std::memory_order_relaxed)) break;
     if (parts == 1 || !level.packed) {
-      if (!pair_level(level, boxes, budgets[0], result.parts[0], counters[0])) over.store(true);
+      if (!pair_level(level, boxes, part[0].budget, part[0].pairs, part[0].counters)) over.store(true);
       continue;
     }
     // Cut points on cell boundaries: a cell's memberships are never split between two parts.
@@ -1560,7 +1566,7 @@ template <std::size_t D, typename Boxes>
     }
     auto run = [&](std::uint32_t p) {
       if (cut[p] < cut[p + 1] && !over.load(std::memory_order_relaxed) &&
-          !pair_level(level, boxes, budgets[p], result.parts[p], counters[p], cut[p], cut[p + 1])) {
+          !pair_level(level, boxes, part[p].budget, part[p].pairs, part[p].counters, cut[p], cut[p + 1])) {
         over.store(true, std::memory_order_relaxed);
       }
     };
@@ -1573,16 +1579,18 @@ template <std::size_t D, typename Boxes>
     auto run = [&](std::uint32_t p) {
       const std::size_t begin = boxes.size() / parts * p;
       const std::size_t end = p + 1 == parts ? boxes.size() : boxes.size() / parts * (p + 1);
-      if (!probe_coarse(index, boxes, begin, end, budgets[p], result.parts[p], counters[p])) {
+      if (!probe_coarse(index, boxes, begin, end, part[p].budget, part[p].pairs, part[p].counters)) {
         over.store(true, std::memory_order_relaxed);
       }
     };
     run_parts(tasks, parts, run);
   }
-  for (std::uint32_t p = 0; p < parts; ++p) {
-    result.counters.visits += counters[p].visits;
-    result.counters.candidates += counters[p].candidates;
-    result.size += result.parts[p].size();
+  result.parts.reserve(parts);
+  for (Part& p : part) {
+    result.counters.visits += p.counters.visits;
+    result.counters.candidates += p.counters.candidates;
+    result.size += p.pairs.size();
+    result.parts.push_back(std::move(p.pairs));
   }
   // Each part stops only when the published total proves more than `limit` pairs; the sum decides.
   result.within = !over.load(std::memory_order_relaxed) && result.size <= limit;

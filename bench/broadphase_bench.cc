@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // File: bench/broadphase_bench.cc
 //
-// find_pairs against three baselines on the same boxes, in one run: brute force (O(n^2), small inputs),
+// find_pairs against four baselines on the same boxes, in one run: brute force (O(n^2), small inputs),
 // the textbook hash grid (a hash map of cell lists and a global pair set: lwc::bench::hash_grid_pairs in
-// bench/hash_grid.cppm, reported as "baseline_seed"), and sort-and-sweep on x (written here). Every
-// implementation validates its input and returns the pairs in canonical order, so each figure is a whole
-// call.
+// bench/hash_grid.cppm, reported as "baseline_seed"), sort-and-sweep on x (written here), and the bar of
+// issue 15, "baseline_flat": a count-only flat grid with the reference-cell rule (written here, as fast
+// as we could make it; its count is checked against lwc's before timing). Every implementation but the
+// flat grid validates its input and returns the pairs in canonical order, so each figure is a whole call;
+// the flat grid validates and counts, storing no pair.
 //
 // Workloads (2D, fixed seeds): "uniform": n props with sides in [0.5, 2] m, uniformly placed at 4 m^2
 // per prop; "walls": the same with 1% of them replaced by walls 50-200x the mean prop size (62.5-250 m
@@ -16,7 +18,8 @@
 //
 // Goals (issue 4): uniform 100k and 1M: lwc >= 5x faster than the hash-grid baseline and >= 4x faster
 // than sort-and-sweep; walls: >= 6x and >= 4x; lwc's time per pair on walls <= 1.5x its time per pair on
-// uniform boxes of the same count (group "per_pair", time measured per reported pair).
+// uniform boxes of the same count (group "per_pair", time measured per reported pair). Issue 15: lwc
+// single-threaded <= 1.15x baseline_flat, uniform and walls, 100k and 1M; peak heap at 1M <= 1.3x its.
 //
 // Moving boxes (issue 7): the uniform 100k world, 1% ("moving_1pct") or 10% ("moving_10pct") of the boxes
 // jittering by up to 0.5 m per axis each frame. "lwc_update" times one frame of the persistent grid: the
@@ -25,6 +28,14 @@
 // moves is outside the timed part of both. Goals (issue 14): 1% moved <= 0.03x the rebuild, 10% <= 0.3x,
 // for W1 (uniform) and W2 (1% walls), 100k and 1M; the first build <= 1.5x a batch find_pairs; the
 // "moved_per_frame" counter turns a frame's time into a time per moved box.
+//
+// Every core and the caller's boxes (issue 15), 1M boxes, W1 and W2: "threads_uniform"/"threads_walls"
+// time find_pairs through a ThreadPool of 2, 4 and 8 threads against the same call on one thread
+// ("baseline_1_thread", the plain serial call); goal: 2 threads <= 1/1.8 of one thread's time (>= 1.8x
+// the throughput). "float_uniform"/"float_walls" time find_pairs over the same boxes rounded to float
+// and read in place through a BoxView<2, float> against the plain double call ("baseline_double");
+// goal <= 0.9x. Run them interleaved (--benchmark_enable_random_interleaving=true) and read the ratios
+// of medians; the machine's load decides what a second thread can give.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
@@ -33,11 +44,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <new>
 #include <random>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -169,8 +183,113 @@ absl::StatusOr<std::vector<Pair>> sort_and_sweep(std::span<const Box2> boxes) {
   return out;
 }
 
+// The bar of issue 15: an independent count-only flat grid with the reference-cell rule, written for
+// speed and nothing else. Validation (finite, min <= max) fused with quantisation by floor(v / h) (any
+// monotone quantiser finds every pair exactly once: docs/broadphase.md B8, B9); a counting sort of the
+// memberships over the dense grid of the occupied cell range, one uint32 per membership [box id | 2
+// start flags]; then, per cell of two boxes or more, the boxes gathered once into local arrays and each
+// two tested: reference cell by their flags (one of them starts there on each axis), then the closed
+// overlap. Returns the number of overlapping pairs, or -1 for an invalid box. No pair is stored: a
+// lower bound for any implementation that must also return the pairs in canonical order. Worlds whose
+// grid is far larger than the memberships are out of its scope (it would allocate the whole grid).
+std::int64_t flat_grid_count(std::span<const Box2> boxes, double h) {
+  const std::size_t n = boxes.size();
+  if (n < 2) return 0;
+  struct Cells {
+    std::int32_t lo[2], hi[2];
+  };
+  std::vector<Cells> cells(n);
+  const double inv = 1.0 / h;
+  double lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
+  bool valid = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Box2& b = boxes[i];
+    const double x0 = std::floor(b.min[0] * inv), y0 = std::floor(b.min[1] * inv);
+    const double x1 = std::floor(b.max[0] * inv), y1 = std::floor(b.max[1] * inv);
+    // False for NaN; infinities and cells beyond +-2^30 fail the range test.
+    valid &= b.min[0] <= b.max[0] && b.min[1] <= b.max[1] && x0 >= -0x1p30 && y0 >= -0x1p30 && x1 <= 0x1p30 &&
+             y1 <= 0x1p30;
+    cells[i] = {{static_cast<std::int32_t>(x0), static_cast<std::int32_t>(y0)},
+                {static_cast<std::int32_t>(x1), static_cast<std::int32_t>(y1)}};
+    lo_x = std::min(lo_x, x0);
+    lo_y = std::min(lo_y, y0);
+    hi_x = std::max(hi_x, x1);
+    hi_y = std::max(hi_y, y1);
+  }
+  if (!valid) return -1;
+  const auto ox = static_cast<std::int32_t>(lo_x), oy = static_cast<std::int32_t>(lo_y);
+  const auto gx = static_cast<std::size_t>(static_cast<std::int64_t>(hi_x) - ox + 1);
+  const auto gy = static_cast<std::size_t>(static_cast<std::int64_t>(hi_y) - oy + 1);
+  std::vector<std::uint32_t> start(gx * gy, 0);
+  std::size_t m = 0;
+  for (const Cells& c : cells) {
+    for (std::int32_t y = c.lo[1]; y <= c.hi[1]; ++y) {
+      std::uint32_t* row = &start[static_cast<std::size_t>(y - oy) * gx + static_cast<std::size_t>(-ox)];
+      for (std::int32_t x = c.lo[0]; x <= c.hi[0]; ++x) ++row[x];
+    }
+    m += static_cast<std::size_t>(c.hi[0] - c.lo[0] + 1) * static_cast<std::size_t>(c.hi[1] - c.lo[1] + 1);
+  }
+  // Exclusive prefix sums: start[k] is where cell k's first membership goes; the fill advances it to the
+  // end of cell k, where cell k + 1 begins.
+  std::uint32_t sum = 0;
+  std::uint32_t most = 0;
+  for (std::size_t k = 0; k < gx * gy; ++k) {
+    most = std::max(most, start[k]);
+    sum += std::exchange(start[k], sum);
+  }
+  std::vector<std::uint32_t> members(m);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Cells& c = cells[i];
+    const auto id = static_cast<std::uint32_t>(i) << 2;
+    for (std::int32_t y = c.lo[1]; y <= c.hi[1]; ++y) {
+      std::uint32_t* row = &start[static_cast<std::size_t>(y - oy) * gx + static_cast<std::size_t>(-ox)];
+      const std::uint32_t fy = y == c.lo[1] ? 2u : 0u;
+      for (std::int32_t x = c.lo[0]; x <= c.hi[0]; ++x) members[row[x]++] = id | fy | (x == c.lo[0] ? 1u : 0u);
+    }
+  }
+  std::int64_t pairs = 0;
+  std::vector<double> gathered(4 * std::size_t{most});
+  double* mnx = gathered.data();
+  double* mny = mnx + most;
+  double* mxx = mny + most;
+  double* mxy = mxx + most;
+  std::vector<std::uint32_t> flags(most);
+  std::uint32_t* fl = flags.data();
+  std::uint32_t begin = 0;
+  constexpr std::size_t kAhead = 32;
+  std::size_t fetched = 0;
+  for (std::size_t k = 0; k < gx * gy; ++k) {
+    const std::uint32_t end = start[k];
+    const std::uint32_t c = end - begin;
+    for (const std::size_t until = std::min<std::size_t>(m, end + kAhead); fetched < until; ++fetched) {
+      __builtin_prefetch(&boxes[members[fetched] >> 2]);
+    }
+    if (c >= 2) {
+      for (std::uint32_t j = 0; j < c; ++j) {
+        const std::uint32_t w = members[begin + j];
+        const Box2& b = boxes[w >> 2];
+        mnx[j] = b.min[0];
+        mny[j] = b.min[1];
+        mxx[j] = b.max[0];
+        mxy[j] = b.max[1];
+        fl[j] = w & 3;
+      }
+      for (std::uint32_t a = 0; a + 1 < c; ++a) {
+        const std::uint32_t fa = fl[a];
+        const double ax0 = mnx[a], ay0 = mny[a], ax1 = mxx[a], ay1 = mxy[a];
+        for (std::uint32_t b = a + 1; b < c; ++b) {
+          pairs += static_cast<std::int64_t>(((fa | fl[b]) == 3) & (ax0 <= mxx[b]) & (mnx[b] <= ax1) &
+                                             (ay0 <= mxy[b]) & (mny[b] <= ay1));
+        }
+      }
+    }
+    begin = end;
+  }
+  return pairs;
+}
+
 // kHashGrid is reported as "baseline_seed" (the name the goals below and past reports use).
-enum class Impl { kLwc, kHashGrid, kSweep, kBrute };
+enum class Impl { kLwc, kHashGrid, kSweep, kBrute, kFlat };
 
 void run(benchmark::State& state, char kind, Impl impl) {
   const std::vector<Box2>& boxes = workload(kind, static_cast<std::size_t>(state.range(0)));
@@ -180,6 +299,16 @@ void run(benchmark::State& state, char kind, Impl impl) {
   std::int64_t peak = 0;
   lwc::Stats stats;
   lwc::Timings timings;
+  if (impl == Impl::kFlat) {
+    // The bar must count what lwc reports: checked once per workload, before timing; abort on mismatch.
+    absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(boxes, config);
+    const std::int64_t count = flat_grid_count(boxes, kCellSize);
+    if (!r.ok() || count != static_cast<std::int64_t>(r->pairs.size())) {
+      std::fprintf(stderr, "baseline_flat counts %lld pairs, lwc %lld\n", static_cast<long long>(count),
+                   r.ok() ? static_cast<long long>(r->pairs.size()) : -1LL);
+      std::abort();
+    }
+  }
   for (auto _ : state) {
     const std::int64_t base = live_bytes.load();
     peak_bytes.store(base);
@@ -204,6 +333,12 @@ void run(benchmark::State& state, char kind, Impl impl) {
         absl::StatusOr<std::vector<Pair>> r = sort_and_sweep(boxes);
         pairs = r.ok() ? r->size() : 0;
         benchmark::DoNotOptimize(r);
+        break;
+      }
+      case Impl::kFlat: {
+        const std::int64_t count = flat_grid_count(boxes, kCellSize);
+        pairs = static_cast<std::size_t>(count);
+        benchmark::DoNotOptimize(count);
         break;
       }
       case Impl::kBrute: {
@@ -365,6 +500,44 @@ void per_pair(benchmark::State& state, char kind) {
   }
 }
 
+// find_pairs at 1M over `threads` threads (0: the plain serial call) or, with `floats`, over the boxes
+// rounded to float and read through a BoxView.
+void every_core(benchmark::State& state, char kind, std::uint32_t threads, bool floats) {
+  const std::vector<Box2>& boxes = workload(kind, static_cast<std::size_t>(state.range(0)));
+  static std::map<std::pair<char, std::size_t>, std::vector<lwc::FloatBox<2>>> float_cache;
+  std::vector<lwc::FloatBox<2>>& rounded = float_cache[{kind, boxes.size()}];
+  if (floats && rounded.empty()) {
+    for (const Box2& b : boxes) {
+      rounded.push_back({{static_cast<float>(b.min[0]), static_cast<float>(b.min[1])},
+                         {static_cast<float>(b.max[0]), static_cast<float>(b.max[1])}});
+    }
+  }
+  std::unique_ptr<lwc::ThreadPool> pool;
+  if (threads > 0) pool = *lwc::ThreadPool::create(threads);
+  const lwc::GridConfig config = grid_config();
+  std::size_t pairs = 0;
+  lwc::Timings timings;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    absl::StatusOr<lwc::PairsResult> r =
+        floats ? lwc::find_pairs(lwc::BoxView<2, float>::of(rounded), config, {}, &timings)
+               : (pool ? lwc::find_pairs(boxes, config, pool->tasks(), &timings) : lwc::find_pairs(boxes, config, &timings));
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      break;
+    }
+    pairs = r->pairs.size();
+    state.SetIterationTime(elapsed.count());
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["pairs"] = static_cast<double>(pairs);
+  // The phases of the last call (lwc::Timings), to see what a second thread splits and what it does not.
+  state.counters["validation_ms"] = static_cast<double>(timings.validation_ns) / 1e6;
+  state.counters["registration_ms"] = static_cast<double>(timings.registration_ns) / 1e6;
+  state.counters["pairing_ms"] = static_cast<double>(timings.pairing_ns) / 1e6;
+}
+
 const bool registered = [] {
   struct Size {
     std::int64_t n;
@@ -372,16 +545,19 @@ const bool registered = [] {
   };
   for (const char kind : {'u', 'w'}) {
     const char* group = kind == 'u' ? "uniform" : "walls";
-    for (const Size s : {Size{10'000, 0}, Size{100'000, 0}, Size{1'000'000, 3}}) {
+    for (const Size s : {Size{10'000, 0}, Size{100'000, 0}, Size{1'000'000, 5}}) {
       const auto add = [&](const char* impl, Impl which) {
         benchmark::internal::Benchmark* b =
             benchmark::RegisterBenchmark((std::string(group) + "." + impl).c_str(), run, kind, which)
                 ->Arg(s.n)
                 ->Unit(benchmark::kMillisecond);
         // 1M: one call per repetition; the baselines take seconds each, so they get two.
-        if (s.repetitions > 0) b->Repetitions(which == Impl::kLwc ? s.repetitions : 2)->Iterations(1);
+        if (s.repetitions > 0) {
+          b->Repetitions(which == Impl::kLwc || which == Impl::kFlat ? s.repetitions : 2)->Iterations(1);
+        }
       };
       add("lwc", Impl::kLwc);
+      add("baseline_flat", Impl::kFlat);
       add("baseline_seed", Impl::kHashGrid);
       add("baseline_sweep", Impl::kSweep);
       if (s.n <= 10'000) add("baseline_brute", Impl::kBrute);
@@ -399,7 +575,8 @@ const bool registered = [] {
           ->Repetitions(n >= 1'000'000 ? 3 : 9);
     }
   }
-  for (const auto& [impl, which] : {std::pair{"lwc", Impl::kLwc}, std::pair{"baseline_seed", Impl::kHashGrid},
+  for (const auto& [impl, which] : {std::pair{"lwc", Impl::kLwc}, std::pair{"baseline_flat", Impl::kFlat},
+                                    std::pair{"baseline_seed", Impl::kHashGrid},
                                     std::pair{"baseline_sweep", Impl::kSweep}, std::pair{"baseline_brute", Impl::kBrute}}) {
     benchmark::RegisterBenchmark((std::string("seed729.") + impl).c_str(), run, 's', which)->Arg(729)->Unit(benchmark::kMicrosecond);
   }
@@ -428,6 +605,24 @@ const bool registered = [] {
           ->Arg(n)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(big ? 1 : 3)->Repetitions(big ? 3 : 9);
     }
   }
+  for (const char kind : {'u', 'w'}) {
+    const std::string threads = kind == 'u' ? "threads_uniform" : "threads_walls";
+    const std::string width = kind == 'u' ? "float_uniform" : "float_walls";
+    const auto add = [&](const std::string& name, std::uint32_t n, bool floats) {
+      benchmark::RegisterBenchmark(name.c_str(), every_core, kind, n, floats)
+          ->Arg(1'000'000)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(7);
+    };
+    add(threads + ".baseline_1_thread", 0, false);
+    add(threads + ".lwc_2_threads", 2, false);
+    add(threads + ".lwc_4_threads", 4, false);
+    add(threads + ".lwc_8_threads", 8, false);
+    add(width + ".baseline_double", 0, false);
+    add(width + ".lwc_float", 0, true);
+  }
+  lwc::bench::goal("threads_uniform", "lwc_2_threads", "baseline_1_thread", 1.0 / 1.8);
+  lwc::bench::goal("threads_walls", "lwc_2_threads", "baseline_1_thread", 1.0 / 1.8);
+  lwc::bench::goal("float_uniform", "lwc_float", "baseline_double", 0.9);
+  lwc::bench::goal("float_walls", "lwc_float", "baseline_double", 0.9);
   lwc::bench::goal("moving_1pct", "lwc_update", "baseline_rebuild", 0.03);
   lwc::bench::goal("moving_10pct", "lwc_update", "baseline_rebuild", 0.3);
   lwc::bench::goal("moving_walls_1pct", "lwc_update", "baseline_rebuild", 0.03);
@@ -439,6 +634,9 @@ const bool registered = [] {
   lwc::bench::goal("walls", "lwc", "baseline_seed", 1.0 / 6);
   lwc::bench::goal("walls", "lwc", "baseline_sweep", 1.0 / 4);
   lwc::bench::goal("per_pair", "lwc_walls", "baseline_lwc_uniform", 1.5);
+  // Issue 15: single thread within 1.15x of the count-only flat grid, W1 and W2, 100k and 1M.
+  lwc::bench::goal("uniform", "lwc", "baseline_flat", 1.15);
+  lwc::bench::goal("walls", "lwc", "baseline_flat", 1.15);
   return true;
 }();
 

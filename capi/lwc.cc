@@ -308,8 +308,12 @@ lwc_status find_pairs(const char* kCall, const typename C<D>::Box* boxes, size_t
   return guarded(kCall, [&] {
     absl::StatusOr<lwc::GridConfig> c = grid_config(*config);
     if (!c.ok()) return fail(c.status());
-    const std::vector<lwc::Box<D>> in = to_boxes<D>(boxes, n);
-    absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(std::span<const lwc::Box<D>>(in), *c);
+    // The caller's boxes are read in place (B13): no copy into Box<D>.
+    absl::StatusOr<lwc::BoxView<D, double>> in =
+        n == 0 ? lwc::BoxView<D, double>()
+               : lwc::BoxView<D, double>::strided(boxes[0].min, boxes[0].max, n, sizeof(typename C<D>::Box));
+    if (!in.ok()) return fail(in.status());
+    absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(*in, *c);
     if (!r.ok()) return fail(r.status());
     const lwc_status s =
         write_list(kCall, r->pairs, pairs, capacity, count, [](lwc::Pair p) { return lwc_pair{p.a, p.b}; });

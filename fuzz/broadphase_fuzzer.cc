@@ -12,7 +12,15 @@
 // never-issued handles and updates — judged operation by operation by lwc::contracts::PersistentJudge
 // (the brute-force model of the E-clauses), with the pair list checked after every update.
 //
-// lwc-clauses: B1 B2 B3 B4 B5 B6 B7 B8 B9 B10 B11 B12 E1 E2 E3 E4 E5 E6
+// Every find_pairs call of the batch mode is repeated through the caller's-output and parallel entries
+// (B14, B15): a BoxView, a buffer of a fuzzed size, a callback, and task systems of 2-8 workers (a pool, and
+// a job system running the ranges last first), each judged bit-identical to the plain call by
+// check_identical. When the mode byte has both bits 0x40 and 0x80 set (and not 0x30), the boxes are floats
+// instead (B13), each bound 4 raw bytes (every float) or a cell boundary rounded to float and moved by up
+// to 3 floats, laid out in an array of structs with a fuzzed stride: find_pairs on the view must be
+// find_pairs on the widened doubles, which check_find_pairs judges.
+//
+// lwc-clauses: B1 B2 B3 B4 B5 B6 B7 B8 B9 B10 B11 B12 B13 B14 B15 E1 E2 E3 E4 E5 E6
 // (B1-B4, B6, B7, B11, B12: check_find_pairs on every call; B5: check_same_pairs at a second cell size and
 // policy; B8: check_placement and check_covers per box; B9: check_reference_cell on overlapping boxes;
 // B10: check_query on a fuzzed probe. E1-E6: PersistentJudge on every operation and update: events, pair
@@ -27,6 +35,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <map>  // clang 19 modules: std::map's hidden friends used by the imported checkers are emitted from here
 #include <span>
 #include <string>
@@ -37,6 +46,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "fuzz_support.h"
+#include "lwc/exact_fp.h"
 
 import lwc.decompose;
 import lwc.broadphase;
@@ -116,6 +126,52 @@ bool configure(FuzzedDataProvider& in, std::uint8_t mode, double h, std::int64_t
   return true;
 }
 
+// The pool of the parallel checks, made once (threads are costly to start per input).
+lwc::ThreadPool& pool() {
+  static const std::unique_ptr<lwc::ThreadPool> p = *lwc::ThreadPool::create(3);
+  return *p;
+}
+
+// A job system that runs the ranges serially, last first (a valid schedule no pool produces).
+void* reversed(lwc::TaskSystem::Task task, std::uint32_t items, std::uint32_t, void* context, void*) {
+  for (std::uint32_t i = items; i > 0; --i) task(i - 1, i, 0, context);
+  return nullptr;
+}
+void finished(void*, void*) {}
+
+// B14 and B15 for one call: the caller's-output and parallel entries agree with `reference`, the plain
+// find_pairs on `boxes` (a view of them), to the bit.
+template <std::size_t D, typename F>
+void check_entries(const lwc::BoxView<D, F>& boxes, const lwc::GridConfig& config,
+                   const absl::StatusOr<lwc::PairsResult>& reference, std::size_t room, std::uint32_t workers) {
+  require(lwc::contracts::check_identical("B13 view", reference, lwc::find_pairs(boxes, config)));
+  const lwc::TaskSystem serial_reversed{.workers = workers, .enqueue = &reversed, .finish = &finished};
+  require(lwc::contracts::check_identical("B15 job system", reference, lwc::find_pairs(boxes, config, serial_reversed)));
+  require(lwc::contracts::check_identical("B15 pool", reference, lwc::find_pairs(boxes, config, pool().tasks())));
+  const lwc::Pair untouched{0xdeadbeef, 0xfeedface};
+  std::vector<lwc::Pair> out(room, untouched);
+  const absl::StatusOr<lwc::Stats> into = lwc::find_pairs_into(boxes, config, std::span<lwc::Pair>(out), pool().tasks());
+  const bool fits = reference.ok() && reference->pairs.size() <= room;
+  if (into.ok() != fits) require(absl::InternalError("B14 buffer: success iff the pairs fit"));
+  const std::size_t written = into.ok() ? reference->pairs.size() : 0;
+  if (into.ok() && !std::equal(reference->pairs.begin(), reference->pairs.end(), out.begin())) {
+    require(absl::InternalError("B14 buffer: the pairs differ from find_pairs'"));
+  }
+  for (std::size_t i = written; i < out.size(); ++i) {
+    if (!(out[i] == untouched)) require(absl::InternalError("B14 buffer: written beyond the pairs, or on refusal"));
+  }
+  std::size_t calls = 0;
+  bool same = true;
+  const absl::StatusOr<lwc::Stats> each = lwc::for_each_pair(boxes, config, [&](lwc::Pair p) {
+    same &= reference.ok() && calls < reference->pairs.size() && reference->pairs[calls] == p;
+    ++calls;
+  });
+  if (each.ok() != reference.ok() || (!each.ok() && each.status() != reference.status()) || (!each.ok() && calls != 0) ||
+      (each.ok() && (!same || calls != reference->pairs.size()))) {
+    require(absl::InternalError("B14 callback: not exactly find_pairs' pairs in order, or called on refusal"));
+  }
+}
+
 template <std::size_t D>
 void run(FuzzedDataProvider& in, std::uint8_t mode) {
   constexpr std::array<double, 6> kSizes = {0.5, 1.0, 2.0, 3.0, 0.1, 1.0 / 3.0};
@@ -130,6 +186,8 @@ void run(FuzzedDataProvider& in, std::uint8_t mode) {
 
   const absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(view, config);
   require(lwc::contracts::check_find_pairs(view, config, r));  // B1-B4 B6 B7 B11 B12
+  check_entries<D>(lwc::BoxView<D, double>::of(view), config, r, static_cast<std::size_t>(mode) * 3 % 97,
+                   2 + mode % 7);  // B14 B15
 
   if (const absl::StatusOr<lwc::CellSize> size2 = lwc::CellSize::create(h2); size2.ok()) {  // h * 2 may be +inf
     lwc::GridConfig other = config;
@@ -324,6 +382,53 @@ void run_persistent(FuzzedDataProvider& in, std::uint8_t mode) {
   require(judge.pairs(grid->pairs()));
 }
 
+float float_coordinate(FuzzedDataProvider& in, double h) {
+  const auto control = in.ConsumeIntegral<std::uint8_t>();
+  if (control < 64) return std::bit_cast<float>(in.ConsumeIntegral<std::uint32_t>());
+  const auto k = in.ConsumeIntegral<std::int8_t>();
+  const double v = k * h / 2;
+  float f = std::fabs(v) < 1e38 ? static_cast<float>(v) : static_cast<float>(k);
+  const int steps = control % 7 - 3;
+  for (int i = 0; i < std::abs(steps); ++i) {
+    f = std::nextafter(f, steps > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
+  }
+  return f;
+}
+
+// B13: float boxes in an array of structs of a fuzzed stride, against their widened doubles.
+template <std::size_t D>
+void run_float(FuzzedDataProvider& in, std::uint8_t mode) {
+  constexpr std::array<double, 6> kSizes = {0.5, 1.0, 2.0, 3.0, 0.1, 1.0 / 3.0};
+  const double h = (mode & 4) != 0 ? raw_double(in) : kSizes[in.ConsumeIntegral<std::uint8_t>() % kSizes.size()];
+  lwc::GridConfig config;
+  if (!configure(in, mode, h, 20000, 2000, config)) return;
+  const std::size_t pad = in.ConsumeIntegralInRange<std::size_t>(0, 3);  // floats before the max corner
+  const std::size_t stride = 2 * D + pad;
+  std::vector<float> memory;
+  std::vector<lwc::Box<D>> widened;
+  while (in.remaining_bytes() > 0 && widened.size() < 40) {
+    lwc::Box<D> b{};
+    const std::size_t at = memory.size();
+    memory.resize(at + stride, -7.0F);
+    for (std::size_t k = 0; k < D; ++k) {
+      const float lo = float_coordinate(in, h);
+      const float hi = float_coordinate(in, h);
+      memory[at + k] = lo;
+      memory[at + D + pad + k] = hi;
+      b.min[k] = lwc::fp::widen(lo);
+      b.max[k] = lwc::fp::widen(hi);
+    }
+    widened.push_back(b);
+  }
+  const std::span<const lwc::Box<D>> doubles(widened);
+  const absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(doubles, config);
+  require(lwc::contracts::check_find_pairs(doubles, config, r));  // B1-B4 B6 B7 B11 B12 on the widened boxes
+  const absl::StatusOr<lwc::BoxView<D, float>> view = lwc::BoxView<D, float>::strided(
+      memory.data(), memory.data() + D + pad, widened.size(), stride * sizeof(float));
+  if (!view.ok()) require(absl::InternalError("B13 view: a valid layout was refused"));
+  check_entries<D>(*view, config, r, static_cast<std::size_t>(mode) * 5 % 89, 2 + mode % 7);  // B13 B14 B15
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -334,6 +439,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       run_persistent<3>(in, mode);
     } else {
       run_persistent<2>(in, mode);
+    }
+  } else if ((mode & 0xc0) == 0xc0) {
+    if ((mode & 1) != 0) {
+      run_float<3>(in, mode);
+    } else {
+      run_float<2>(in, mode);
     }
   } else if ((mode & 1) != 0) {
     run<3>(in, mode);

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -1072,6 +1073,259 @@ LWC_PROP_SCALED(Broadphase, E6_BoxesPassingThroughEachOtherAreSweptCandidates, 2
     } else {
       RC_ASSERT(e->swept.empty());
     }
+  }
+}
+
+}  // namespace
+
+// The caller's boxes, the caller's output and every core (issue 15).
+namespace {
+
+using lwc::BoxView;
+using lwc::FloatBox;
+
+template <std::size_t D, typename F>
+lwc::Box<D> widen_box(const std::array<F, D>& lo, const std::array<F, D>& hi) {
+  lwc::Box<D> b{};
+  for (std::size_t k = 0; k < D; ++k) {
+    b.min[k] = static_cast<double>(lo[k]);
+    b.max[k] = static_cast<double>(hi[k]);
+  }
+  return b;
+}
+
+// The boxes laid out in an array of structs chosen at random: `pad` F before the min corner, `gap`
+// between the corners, max first or min first, `tail` after; `memory` owns it.
+template <std::size_t D, typename F>
+BoxView<D, F> random_layout(const std::vector<std::array<F, D>>& mins, const std::vector<std::array<F, D>>& maxs,
+                            std::vector<F>& memory) {
+  const auto pad = *rc::gen::inRange<std::size_t>(0, 3);
+  const auto gap = *rc::gen::inRange<std::size_t>(0, 3);
+  const auto tail = *rc::gen::inRange<std::size_t>(0, 3);
+  const bool max_first = *rc::gen::arbitrary<bool>();
+  const std::size_t stride = pad + D + gap + D + tail;
+  const std::size_t first = pad;
+  const std::size_t second = pad + D + gap;
+  memory.assign(std::max<std::size_t>(1, mins.size() * stride), F{-7});
+  for (std::size_t i = 0; i < mins.size(); ++i) {
+    std::copy(mins[i].begin(), mins[i].end(), memory.begin() + static_cast<std::ptrdiff_t>(i * stride + (max_first ? second : first)));
+    std::copy(maxs[i].begin(), maxs[i].end(), memory.begin() + static_cast<std::ptrdiff_t>(i * stride + (max_first ? first : second)));
+  }
+  const absl::StatusOr<BoxView<D, F>> v =
+      BoxView<D, F>::strided(memory.data() + (max_first ? second : first), memory.data() + (max_first ? first : second),
+                             mins.size(), stride * sizeof(F));
+  RC_ASSERT(v.ok());
+  return *v;
+}
+
+// A config for scenes: roomy, or (one case in three) budgets drawn around small needs, either policy.
+GridConfig scene_config(double h) {
+  GridConfig c = roomy(h, *rc::gen::element(Oversize::kReject, Oversize::kCoarserLevels));
+  if (*rc::gen::inRange(0, 3) == 0) {
+    c.max_cells_per_box = *lwc::CellBudget::create(*rc::gen::inRange<std::int64_t>(64, 400));
+    c.max_memberships = *lwc::MembershipBudget::create(*rc::gen::inRange<std::int64_t>(0, 400));
+    c.max_pairs = *lwc::PairBudget::create(*rc::gen::inRange<std::int64_t>(0, 60));
+  }
+  return c;
+}
+
+template <std::size_t D>
+void float_boxes_are_their_doubles() {
+  const double h = *lwc::testing::scene_cell_size();
+  const std::vector<FloatBox<D>> floats = *lwc::testing::float_scene<D>(h, 24, true);
+  const GridConfig c = scene_config(h);
+  std::vector<std::array<float, D>> mins;
+  std::vector<std::array<float, D>> maxs;
+  std::vector<lwc::Box<D>> doubles;
+  for (const FloatBox<D>& f : floats) {
+    mins.push_back(f.min);
+    maxs.push_back(f.max);
+    doubles.push_back(widen_box<D, float>(f.min, f.max));
+  }
+  const absl::StatusOr<PairsResult> reference = lwc::find_pairs(std::span<const lwc::Box<D>>(doubles), c);
+  RC_TAG(reference.ok() ? "solved" : absl::StatusCodeToString(reference.status().code()));
+  assert_ok(lwc::contracts::check_find_pairs(std::span<const lwc::Box<D>>(doubles), c, reference));
+  assert_ok(lwc::contracts::check_identical("B13 FloatBox span", reference,
+                                            lwc::find_pairs(BoxView<D, float>::of(floats), c)));
+  std::vector<float> memory;
+  assert_ok(lwc::contracts::check_identical("B13 float array of structs", reference,
+                                            lwc::find_pairs(random_layout<D, float>(mins, maxs, memory), c)));
+  assert_ok(lwc::contracts::check_identical("B13 float separate arrays", reference,
+                                            lwc::find_pairs(*BoxView<D, float>::separate(mins, maxs), c)));
+}
+
+LWC_PROP_SCALED(Broadphase, B13_FloatBoxesAreTheirWidenedDoubles, 4, ()) {
+  if (*rc::gen::arbitrary<bool>()) {
+    float_boxes_are_their_doubles<2>();
+  } else {
+    float_boxes_are_their_doubles<3>();
+  }
+}
+
+template <std::size_t D>
+void every_layout_reads_the_same_boxes() {
+  const double h = *lwc::testing::scene_cell_size();
+  std::vector<lwc::Box<D>> boxes = *lwc::testing::scene<D>(h);
+  if (!boxes.empty() && *rc::gen::inRange(0, 4) == 0) {
+    boxes[*rc::gen::inRange<std::size_t>(0, boxes.size())] = *lwc::testing::any_box<D>(h);
+  }
+  const GridConfig c = scene_config(h);
+  std::vector<std::array<double, D>> mins;
+  std::vector<std::array<double, D>> maxs;
+  for (const lwc::Box<D>& b : boxes) {
+    mins.push_back(b.min);
+    maxs.push_back(b.max);
+  }
+  const absl::StatusOr<PairsResult> reference = lwc::find_pairs(std::span<const lwc::Box<D>>(boxes), c);
+  RC_TAG(reference.ok() ? "solved" : absl::StatusCodeToString(reference.status().code()));
+  assert_ok(lwc::contracts::check_identical("B13 Box span view", reference,
+                                            lwc::find_pairs(BoxView<D, double>::of(boxes), c)));
+  std::vector<double> memory;
+  assert_ok(lwc::contracts::check_identical("B13 double array of structs", reference,
+                                            lwc::find_pairs(random_layout<D, double>(mins, maxs, memory), c)));
+  assert_ok(lwc::contracts::check_identical("B13 double separate arrays", reference,
+                                            lwc::find_pairs(*BoxView<D, double>::separate(mins, maxs), c)));
+}
+
+LWC_PROP_SCALED(Broadphase, B13_EveryLayoutReadsTheSameBoxes, 4, ()) {
+  if (*rc::gen::arbitrary<bool>()) {
+    every_layout_reads_the_same_boxes<2>();
+  } else {
+    every_layout_reads_the_same_boxes<3>();
+  }
+}
+
+LWC_PROP_SCALED(Broadphase, B14_ABufferOrACallbackReceivesExactlyFindPairs, 4, ()) {
+  const double h = *lwc::testing::scene_cell_size();
+  std::vector<lwc::Box<2>> boxes = *lwc::testing::scene<2>(h);
+  if (!boxes.empty() && *rc::gen::inRange(0, 6) == 0) {
+    boxes[*rc::gen::inRange<std::size_t>(0, boxes.size())] = *lwc::testing::any_box<2>(h);
+  }
+  const GridConfig c = scene_config(h);
+  const absl::StatusOr<PairsResult> reference = lwc::find_pairs(std::span<const lwc::Box<2>>(boxes), c);
+  const std::size_t need = reference.ok() ? reference->pairs.size() : 0;
+  const std::size_t room = *rc::gen::weightedOneOf<std::size_t>({
+      {2, rc::gen::just(need)},
+      {2, rc::gen::just(need == 0 ? 0 : need - 1)},
+      {1, rc::gen::just(need + 3)},
+      {1, rc::gen::just(std::size_t{0})},
+      {1, rc::gen::inRange<std::size_t>(0, 200)},
+  });
+  RC_TAG(reference.ok() ? (room >= need ? "fits" : "too small") : "refused");
+  const Pair kUntouched{0xdeadbeef, 0xfeedface};
+  std::vector<Pair> out(room, kUntouched);
+  const BoxView<2, double> v = BoxView<2, double>::of(boxes);
+  const absl::StatusOr<lwc::Stats> into = lwc::find_pairs_into(v, c, out);
+  if (reference.ok() && room >= need) {
+    RC_ASSERT(into.ok());
+    RC_ASSERT(std::equal(reference->pairs.begin(), reference->pairs.end(), out.begin()));
+    RC_ASSERT(std::all_of(out.begin() + static_cast<std::ptrdiff_t>(need), out.end(), [&](Pair p) { return p == kUntouched; }));
+    RC_ASSERT(into->pairs == reference->stats.pairs);
+    RC_ASSERT(into->pair_visits == reference->stats.pair_visits);
+    RC_ASSERT(into->unique_candidates == reference->stats.unique_candidates);
+    RC_ASSERT(into->memberships == reference->stats.memberships);
+  } else {
+    RC_ASSERT(!into.ok());
+    RC_ASSERT(std::all_of(out.begin(), out.end(), [&](Pair p) { return p == kUntouched; }));
+    if (!reference.ok()) {
+      // The same error, except that a small buffer may be the first limit the pairing meets.
+      RC_ASSERT(into.status() == reference.status() ||
+                (room < static_cast<std::size_t>(c.max_pairs.value()) &&
+                 absl::StrContains(into.status().message(), "output buffer")));
+    } else {
+      RC_ASSERT(into.status().code() == absl::StatusCode::kResourceExhausted);
+      RC_ASSERT(absl::StrContains(into.status().message(), "B14"));
+    }
+  }
+  std::vector<Pair> streamed;
+  const absl::StatusOr<lwc::Stats> each = lwc::for_each_pair(v, c, [&](Pair p) { streamed.push_back(p); });
+  RC_ASSERT(each.ok() == reference.ok());
+  if (reference.ok()) {
+    RC_ASSERT(streamed == reference->pairs);
+    RC_ASSERT(each->pairs == reference->stats.pairs);
+  } else {
+    RC_ASSERT(each.status() == reference.status());
+    RC_ASSERT(streamed.empty());
+  }
+}
+
+// One pool per thread count, shared by every case (creating threads per case would dominate the run).
+const std::vector<std::unique_ptr<lwc::ThreadPool>>& pools() {
+  static const std::vector<std::unique_ptr<lwc::ThreadPool>> all = [] {
+    std::vector<std::unique_ptr<lwc::ThreadPool>> p;
+    for (std::uint32_t n = 1; n <= 8; ++n) p.push_back(*lwc::ThreadPool::create(n));
+    return p;
+  }();
+  return all;
+}
+
+template <std::size_t D>
+void threads_are_the_serial_call() {
+  const double h = *lwc::testing::scene_cell_size();
+  const int size = *rc::gen::element(24, 200);
+  const bool floats = *rc::gen::arbitrary<bool>();
+  std::vector<lwc::Box<D>> boxes;
+  std::vector<FloatBox<D>> float_boxes;
+  if (floats) {
+    float_boxes = *lwc::testing::float_scene<D>(h, size, true);
+    for (const FloatBox<D>& f : float_boxes) boxes.push_back(widen_box<D, float>(f.min, f.max));
+  } else {
+    boxes = *lwc::testing::scene<D>(h, size);
+    if (!boxes.empty() && *rc::gen::inRange(0, 6) == 0) {
+      boxes[*rc::gen::inRange<std::size_t>(0, boxes.size())] = *lwc::testing::any_box<D>(h);
+    }
+  }
+  if (!boxes.empty() && *rc::gen::inRange(0, 6) == 0) {
+    // Tiled: the scene repeated along x up to 12,000 boxes, so that registration and the sorts split too
+    // (they split from 4,096 boxes and 16,384 memberships); the copies are shifted by multiples of 64 cells.
+    const int tiles = *rc::gen::inRange(30, 61) * (200 / static_cast<int>(std::min<std::size_t>(boxes.size(), 200)));
+    const std::size_t n = boxes.size();
+    for (int t = 1; t < tiles && boxes.size() < 12000; ++t) {
+      for (std::size_t i = 0; i < n; ++i) {
+        lwc::Box<D> b = boxes[i];
+        b.min[0] += t * 64 * h;
+        b.max[0] += t * 64 * h;
+        boxes.push_back(b);
+        if (floats) {
+          FloatBox<D> f = float_boxes[i];
+          f.min[0] += static_cast<float>(t * 64);
+          f.max[0] += static_cast<float>(t * 64);
+          float_boxes.push_back(f);
+          boxes.back() = widen_box<D, float>(f.min, f.max);
+        }
+      }
+    }
+    RC_TAG("tiled");
+  }
+  GridConfig c = scene_config(h);
+  if (boxes.size() > 1000) {  // the roomy budgets of a tiled scene
+    c.max_cells_per_box = *lwc::CellBudget::create(1 << 14);
+    c.max_memberships = *lwc::MembershipBudget::create(std::int64_t{1} << 24);
+    c.max_pairs = *lwc::PairBudget::create(std::int64_t{1} << 24);
+  }
+  const absl::StatusOr<PairsResult> reference = lwc::find_pairs(std::span<const lwc::Box<D>>(boxes), c);
+  if (reference.ok() && *rc::gen::arbitrary<bool>()) {  // the pair budget at and one below the need
+    const auto need = static_cast<std::int64_t>(reference->pairs.size());
+    c.max_pairs = *lwc::PairBudget::create(std::max<std::int64_t>(0, need - *rc::gen::inRange<std::int64_t>(0, 2)));
+  }
+  const absl::StatusOr<PairsResult> serial = lwc::find_pairs(std::span<const lwc::Box<D>>(boxes), c);
+  RC_TAG(serial.ok() ? "solved" : absl::StatusCodeToString(serial.status().code()));
+  for (const std::unique_ptr<lwc::ThreadPool>& pool : pools()) {
+    if (floats) {
+      assert_ok(lwc::contracts::check_identical("B15 thread-count equivalence (float view)", serial,
+                                                lwc::find_pairs(BoxView<D, float>::of(float_boxes), c, pool->tasks())));
+    } else {
+      assert_ok(lwc::contracts::check_identical("B15 thread-count equivalence", serial,
+                                                lwc::find_pairs(std::span<const lwc::Box<D>>(boxes), c, pool->tasks())));
+    }
+  }
+}
+
+LWC_PROP_SCALED(Broadphase, B15_OneToEightThreadsGiveTheSerialResult, 8, ()) {
+  if (*rc::gen::arbitrary<bool>()) {
+    threads_are_the_serial_call<2>();
+  } else {
+    threads_are_the_serial_call<3>();
   }
 }
 

@@ -10,19 +10,24 @@
 #include <time.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <random>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 #include "support/counting_allocator.h"  // E12: every heap allocation of the process is counted
 
@@ -1267,6 +1272,294 @@ TEST(FindPairs, B7_RefusesMoreBoxesThanIndicesHold) {
   EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted) << r.status();
   EXPECT_TRUE(absl::StrContains(r.status().message(), "4294967297 boxes")) << r.status();
   munmap(memory, n * sizeof(Box2));
+}
+
+}  // namespace
+
+// The caller's boxes, the caller's output and every core (issue 15).
+namespace {
+
+using lwc::BoxView;
+using lwc::FloatBox;
+using lwc::TaskSystem;
+using lwc::ThreadPool;
+
+// An engine's AABB as it might lie in memory: floats, with a field between the corners.
+struct EngineAabb {
+  float lower[2];
+  std::int32_t tag;
+  float upper[2];
+};
+
+std::vector<Box2> widened(const std::vector<EngineAabb>& aabbs) {
+  std::vector<Box2> out;
+  for (const EngineAabb& a : aabbs) out.push_back(box(a.lower[0], a.lower[1], a.upper[0], a.upper[1]));
+  return out;
+}
+
+BoxView<2, float> view_of(const std::vector<EngineAabb>& aabbs) {
+  absl::StatusOr<BoxView<2, float>> v =
+      BoxView<2, float>::strided(aabbs.data()->lower, aabbs.data()->upper, aabbs.size(), sizeof(EngineAabb));
+  EXPECT_TRUE(v.ok()) << v.status();
+  return v.ok() ? *v : BoxView<2, float>();
+}
+
+void expect_identical(const absl::StatusOr<PairsResult>& reference, const absl::StatusOr<PairsResult>& got,
+                      absl::string_view clause) {
+  const absl::Status verdict = lwc::contracts::check_identical(clause, reference, got);
+  EXPECT_TRUE(verdict.ok()) << verdict;
+}
+
+// A world of n boxes of sizes 0.5-2 m and a few walls, from a fixed seed.
+std::vector<Box2> world(std::size_t n, std::uint32_t seed, double side) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> at(0, side);
+  std::uniform_real_distribution<double> size(0.5, 2.0);
+  std::vector<Box2> boxes;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = at(rng);
+    const double y = at(rng);
+    const double w = i % 97 == 0 ? 60.0 : size(rng);
+    boxes.push_back(box(x, y, x + w, y + size(rng)));
+  }
+  return boxes;
+}
+
+TEST(CallerBoxes, B13_AnEngineFloatArrayIsReadInPlaceAsItsDoubles) {
+  // The seed wall and prop, as floats inside an engine's struct (stride 20 bytes, a tag between corners).
+  const std::vector<EngineAabb> aabbs = {{{0, 0}, 7, {10, 2}}, {{9, 0.5F}, 8, {9.5F, 1.5F}}, {{20, 20}, 9, {21, 21}}};
+  const absl::StatusOr<PairsResult> r = lwc::find_pairs(view_of(aabbs), config(2));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->pairs, (std::vector<Pair>{{0, 1}}));
+  EXPECT_EQ(r->stats.memberships, 14);  // 13 as in the seed, and one for the far box
+  expect_identical(lwc::find_pairs(widened(aabbs), config(2)), r, "B13 float layout");
+}
+
+TEST(CallerBoxes, B13_FloatBoundsAreQuantisedAtTheirExactValue) {
+  // 0.3f lies above 0.3: at h = 0.1 its exact floor is cell 3, where the double 0.3 has cell 2. A float box
+  // [0.3f, 0.3f] and a double box starting at cell 3's boundary 0.30000001 (widened 0.3f) touch.
+  const std::vector<FloatBox<2>> floats = {{{0.3F, 0}, {0.3F, 0}}, {{0.1F, 0}, {0.2F, 0}}};
+  const absl::StatusOr<PairsResult> r = lwc::find_pairs(BoxView<2, float>::of(floats), config(0.1));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*lwc::cell_of(static_cast<double>(0.3F), 0.1), 3);
+  EXPECT_EQ(*lwc::cell_of(0.3, 0.1), 2);
+  const std::vector<Box2> doubles = {box(0.3F, 0, 0.3F, 0), box(0.1F, 0, 0.2F, 0)};
+  expect_identical(lwc::find_pairs(doubles, config(0.1)), r, "B13 float quantisation");
+  EXPECT_EQ(r->stats.occupied_cells, 3);  // cells 3, and 1..2 of the second box (0.1f is above 0.1)
+}
+
+TEST(CallerBoxes, B13_FloatExtremesAreRefusedOrPlacedAsTheirDoubles) {
+  const float kFloatNaN = std::numeric_limits<float>::quiet_NaN();
+  const float kTiny = std::numeric_limits<float>::denorm_min();
+  const float kBig = std::numeric_limits<float>::max();
+  for (const std::vector<FloatBox<2>>& floats : std::vector<std::vector<FloatBox<2>>>{
+           {{{-kTiny, 0}, {kTiny, 0}}, {{kTiny, 0}, {kTiny, 0}}, {{-0.0F, -0.0F}, {0, 0}}},
+           {{{0, 0}, {1, 1}}, {{kFloatNaN, 0}, {1, 1}}},
+           {{{0, 0}, {1, 1}}, {{2, 0}, {1, 1}}},
+           {{{-kBig, 0}, {kBig, 1}}},
+           {{{0x1p24F, 0}, {0x1p24F + 2, 0}}, {{0x1p24F + 2, 0}, {0x1p25F, 0}}},
+           {{{0, 0}, {std::numeric_limits<float>::infinity(), 1}}}}) {
+    std::vector<Box2> doubles;
+    for (const FloatBox<2>& f : floats) doubles.push_back(box(f.min[0], f.min[1], f.max[0], f.max[1]));
+    for (const Oversize policy : {Oversize::kReject, Oversize::kCoarserLevels}) {
+      GridConfig c = config(2);
+      c.oversize = policy;
+      const absl::StatusOr<PairsResult> reference = lwc::find_pairs(doubles, c);
+      expect_identical(reference, lwc::find_pairs(BoxView<2, float>::of(floats), c), "B13 float extremes");
+      const absl::Status verdict = lwc::contracts::check_find_pairs(std::span<const Box2>(doubles), c, reference);
+      EXPECT_TRUE(verdict.ok()) << verdict;
+    }
+  }
+  // The NaN box is named by its index, as for doubles.
+  const std::vector<FloatBox<2>> nan_second = {{{0, 0}, {1, 1}}, {{kFloatNaN, 0}, {1, 1}}};
+  const absl::StatusOr<PairsResult> r = lwc::find_pairs(BoxView<2, float>::of(nan_second), config(1));
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(r.status().message(), "box 1:")) << r.status();
+}
+
+TEST(CallerBoxes, B13_SeparateMinAndMaxArraysIn3D) {
+  const std::vector<std::array<double, 3>> mins = {{0, 0, 0}, {1, 1, 1}, {5, 5, 5}};
+  const std::vector<std::array<double, 3>> maxs = {{1, 1, 1}, {2, 2, 2}, {6, 6, 6}};
+  const absl::StatusOr<BoxView<3, double>> v = BoxView<3, double>::separate(mins, maxs);
+  ASSERT_TRUE(v.ok()) << v.status();
+  const absl::StatusOr<PairsResult> r = lwc::find_pairs(*v, config(1));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->pairs, (std::vector<Pair>{{0, 1}}));
+  std::vector<Box3> boxes;
+  for (std::size_t i = 0; i < mins.size(); ++i) boxes.push_back({mins[i], maxs[i]});
+  expect_identical(lwc::find_pairs(boxes, config(1)), r, "B13 separate arrays");
+  const absl::StatusOr<BoxView<3, double>> uneven =
+      BoxView<3, double>::separate(mins, std::span<const std::array<double, 3>>(maxs).first(2));
+  EXPECT_EQ(uneven.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(uneven.status().message(), "3 min corners but 2 max corners")) << uneven.status();
+}
+
+TEST(CallerBoxes, B13_BadViewsAreInvalidArgument) {
+  alignas(8) static float storage[16] = {};
+  const auto code = [](const auto& v) { return v.status().code(); };
+  EXPECT_EQ(code(BoxView<2, float>::strided(nullptr, storage, 1, 16)), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(code(BoxView<2, float>::strided(storage, nullptr, 1, 16)), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(code(BoxView<2, float>::strided(storage, storage + 2, 2, 6)), absl::StatusCode::kInvalidArgument);
+  const auto* misaligned = reinterpret_cast<const double*>(reinterpret_cast<const char*>(storage) + 4);
+  EXPECT_EQ(code(BoxView<2, double>::strided(misaligned, misaligned, 1, 32)), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(code(BoxView<2, float>::strided(storage, storage + 2, std::numeric_limits<std::size_t>::max(), 16)),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE((BoxView<2, float>::strided(nullptr, nullptr, 0, 0).ok()));  // no boxes: nothing to read
+  EXPECT_TRUE((BoxView<2, float>::strided(storage, storage + 2, 4, 16).ok()));
+  const absl::StatusOr<PairsResult> r = lwc::find_pairs(BoxView<2, float>(), config(1));
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->pairs.empty());
+}
+
+TEST(CallerOutput, B14_ABufferReceivesThePairsOrNothing) {
+  const std::vector<Box2> boxes = seed_exhaustive_set();
+  const BoxView<2, double> v = BoxView<2, double>::of(boxes);
+  const absl::StatusOr<PairsResult> reference = lwc::find_pairs(boxes, config(1));
+  ASSERT_TRUE(reference.ok());
+  ASSERT_EQ(reference->pairs.size(), 53100U);
+  const Pair kUntouched{0xdeadbeef, 0xfeedface};
+  for (const std::size_t room : {std::size_t{53100}, std::size_t{53105}, std::size_t{53099}, std::size_t{0}}) {
+    std::vector<Pair> out(room, kUntouched);
+    const absl::StatusOr<lwc::Stats> s = lwc::find_pairs_into(v, config(1), out);
+    if (room >= 53100) {
+      ASSERT_TRUE(s.ok()) << s.status();
+      EXPECT_EQ(s->pairs, 53100);
+      EXPECT_EQ(s->pair_visits, reference->stats.pair_visits);
+      EXPECT_TRUE(std::equal(reference->pairs.begin(), reference->pairs.end(), out.begin()));
+      EXPECT_TRUE(std::all_of(out.begin() + 53100, out.end(), [&](Pair p) { return p == kUntouched; }));
+    } else {
+      EXPECT_EQ(s.status().code(), absl::StatusCode::kResourceExhausted);
+      EXPECT_TRUE(absl::StrContains(s.status().message(), absl::StrCat("more than the output buffer's ", room, " pairs")))
+          << s.status();
+      EXPECT_TRUE(std::all_of(out.begin(), out.end(), [&](Pair p) { return p == kUntouched; }));
+    }
+  }
+  // max_pairs below the buffer: the error of find_pairs (B7), nothing written.
+  GridConfig tight = config(1);
+  tight.max_pairs = *lwc::PairBudget::create(53099);
+  std::vector<Pair> out(60000, kUntouched);
+  const absl::StatusOr<lwc::Stats> s = lwc::find_pairs_into(v, tight, out);
+  EXPECT_EQ(s.status(), lwc::find_pairs(boxes, tight).status());
+  EXPECT_TRUE(std::all_of(out.begin(), out.end(), [&](Pair p) { return p == kUntouched; }));
+}
+
+TEST(CallerOutput, B14_ACallbackSeesThePairsInOrderOnlyAfterSuccess) {
+  const std::vector<Box2> boxes = {box(0, 0, 10, 2), box(9, 0.5, 9.5, 1.5), box(9.2, 0, 12, 1), box(50, 50, 51, 51)};
+  std::vector<Pair> seen;
+  const absl::StatusOr<lwc::Stats> s =
+      lwc::for_each_pair(BoxView<2, double>::of(boxes), config(2), [&](Pair p) { seen.push_back(p); });
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(seen, (std::vector<Pair>{{0, 1}, {0, 2}, {1, 2}}));
+  EXPECT_EQ(s->pairs, 3);
+  // Refused: over max_pairs after two pairs were found, and a NaN box: the callback is never called.
+  GridConfig tight = config(2);
+  tight.max_pairs = *lwc::PairBudget::create(2);
+  int calls = 0;
+  EXPECT_EQ(lwc::for_each_pair(BoxView<2, double>::of(boxes), tight, [&](Pair) { ++calls; }).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  std::vector<Box2> bad = boxes;
+  bad[3].min[0] = kNaN;
+  EXPECT_EQ(lwc::for_each_pair(BoxView<2, double>::of(bad), config(2), [&](Pair) { ++calls; }).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(calls, 0);
+}
+
+// A caller's job system in Box2D v3's shape: one std::thread per range, joined by finish.
+struct ThreadPerRange {
+  static void* enqueue(TaskSystem::Task task, std::uint32_t items, std::uint32_t, void* context, void*) {
+    auto* threads = new std::vector<std::thread>;
+    for (std::uint32_t i = 0; i < items; ++i) {
+      threads->emplace_back([=] { task(i, i + 1, i, context); });
+    }
+    return threads;
+  }
+  static void finish(void* handle, void*) {
+    auto* threads = static_cast<std::vector<std::thread>*>(handle);
+    for (std::thread& t : *threads) t.join();
+    delete threads;
+  }
+};
+
+// A job system that runs every range serially, last first, before returning (and so returns nullptr).
+void* reversed_serial(TaskSystem::Task task, std::uint32_t items, std::uint32_t, void* context, void*) {
+  for (std::uint32_t i = items; i > 0; --i) task(i - 1, i, 0, context);
+  return nullptr;
+}
+
+std::vector<TaskSystem> task_systems(std::vector<std::unique_ptr<ThreadPool>>& pools) {
+  std::vector<TaskSystem> systems;
+  for (std::uint32_t n = 1; n <= 8; ++n) {
+    pools.push_back(*ThreadPool::create(n));
+    systems.push_back(pools.back()->tasks());
+  }
+  systems.push_back({.workers = 5, .enqueue = &ThreadPerRange::enqueue, .finish = &ThreadPerRange::finish});
+  systems.push_back({.workers = 3, .enqueue = &reversed_serial, .finish = &ThreadPerRange::finish});
+  return systems;
+}
+
+TEST(EveryCore, B15_OneToEightThreadsAndAJobSystemGiveTheSerialResult) {
+  std::vector<std::unique_ptr<ThreadPool>> pools;
+  const std::vector<TaskSystem> systems = task_systems(pools);
+  // 40,000 boxes: registration and the membership sort split too (from 4,096 boxes and 16,384 words);
+  // that world is judged under one policy and without the budget variants (seconds under sanitizers).
+  const std::vector<Box2> worlds[] = {seed_exhaustive_set(), world(5000, 15, 150), world(40000, 16, 400), world(3, 1, 10), {}};
+  for (const std::vector<Box2>& boxes : worlds) {
+    const bool big = boxes.size() > 10000;
+    for (const Oversize policy : {Oversize::kReject, Oversize::kCoarserLevels}) {
+      if (big && policy == Oversize::kReject) continue;
+      GridConfig c = config(2);
+      c.oversize = policy;
+      c.max_cells_per_box = *lwc::CellBudget::create(policy == Oversize::kReject ? 4096 : 16);
+      const absl::StatusOr<PairsResult> reference = lwc::find_pairs(boxes, c);
+      for (const TaskSystem& tasks : systems) {
+        expect_identical(reference, lwc::find_pairs(boxes, c, tasks), "B15 thread-count equivalence");
+        if (!reference.ok() || reference->pairs.empty() || big) continue;
+        // Every budget just below the need: the same error whatever the split.
+        GridConfig tight = c;
+        tight.max_pairs = *lwc::PairBudget::create(static_cast<std::int64_t>(reference->pairs.size()) - 1);
+        expect_identical(lwc::find_pairs(boxes, tight), lwc::find_pairs(boxes, tight, tasks), "B15 budget");
+        std::vector<Pair> out(reference->pairs.size() - 1);
+        const absl::StatusOr<lwc::Stats> into = lwc::find_pairs_into(BoxView<2, double>::of(boxes), c, out, tasks);
+        EXPECT_EQ(into.status().code(), absl::StatusCode::kResourceExhausted);
+      }
+    }
+  }
+}
+
+TEST(EveryCore, B15_ThreeDimensionsAndFloatsInParallel) {
+  std::vector<std::unique_ptr<ThreadPool>> pools;
+  const std::vector<TaskSystem> systems = task_systems(pools);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> at(-15, 15);
+  std::vector<FloatBox<3>> floats;
+  for (int i = 0; i < 3000; ++i) {
+    const float x = at(rng), y = at(rng), z = at(rng);
+    floats.push_back({{x, y, z}, {x + 1.5F, y + 1.25F, z + (i % 50 == 0 ? 30.0F : 1.0F)}});
+  }
+  const absl::StatusOr<PairsResult> reference = lwc::find_pairs(BoxView<3, float>::of(floats), config(1));
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  EXPECT_GT(reference->pairs.size(), 500U);
+  for (const TaskSystem& tasks : systems) {
+    expect_identical(reference, lwc::find_pairs(BoxView<3, float>::of(floats), config(1), tasks), "B15 3D floats");
+  }
+}
+
+TEST(EveryCore, B15_UnusableTaskSystemsAndPoolsAreInvalidArgument) {
+  const std::vector<Box2> boxes = {box(0, 0, 1, 1)};
+  EXPECT_EQ(lwc::find_pairs(boxes, config(1), TaskSystem{.workers = 0}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(lwc::find_pairs(boxes, config(1), TaskSystem{.workers = 2}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(lwc::find_pairs(boxes, config(1), TaskSystem{.workers = 257}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ThreadPool::create(0).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ThreadPool::create(257).status().code(), absl::StatusCode::kInvalidArgument);
+  // One pool, many calls in a row (the workers sleep and wake between them).
+  absl::StatusOr<std::unique_ptr<ThreadPool>> pool = ThreadPool::create(4);
+  ASSERT_TRUE(pool.ok());
+  const std::vector<Box2> w = world(2000, 3, 80);
+  const absl::StatusOr<PairsResult> reference = lwc::find_pairs(w, config(2));
+  for (int i = 0; i < 50; ++i) expect_identical(reference, lwc::find_pairs(w, config(2), (*pool)->tasks()), "B15 reuse");
 }
 
 }  // namespace

@@ -428,6 +428,42 @@ template <std::size_t D>
                                         second.size()));
 }
 
+// check_identical()
+//
+// B13-B15: `got` is bit-identical to `reference`, the outcome of the plain find_pairs on the same boxes:
+// the same error (code and message), or the same pairs in the same order and the same stats, field by
+// field. `clause` starts the message ("B15 thread-count equivalence"), then what differs.
+[[nodiscard]] inline absl::Status check_identical(absl::string_view clause, const absl::StatusOr<PairsResult>& reference,
+                                                  const absl::StatusOr<PairsResult>& got) {
+  if (reference.ok() != got.ok() || (!reference.ok() && reference.status() != got.status())) {
+    return internal::fail(clause, absl::StrCat(": expected ", reference.ok() ? "OK" : reference.status().ToString(),
+                                               ", got ", got.ok() ? "OK" : got.status().ToString()));
+  }
+  if (!reference.ok()) return absl::OkStatus();
+  if (reference->pairs != got->pairs) {
+    return internal::fail(clause, absl::StrCat(": ", reference->pairs.size(), " pairs expected, ", got->pairs.size(),
+                                               " got, or the same number in another order"));
+  }
+  const Stats& a = reference->stats;
+  const Stats& b = got->stats;
+  const std::array<std::pair<const char*, std::pair<std::int64_t, std::int64_t>>, 8> fields = {{
+      {"boxes", {a.boxes, b.boxes}},
+      {"memberships", {a.memberships, b.memberships}},
+      {"occupied_cells", {a.occupied_cells, b.occupied_cells}},
+      {"pair_visits", {a.pair_visits, b.pair_visits}},
+      {"unique_candidates", {a.unique_candidates, b.unique_candidates}},
+      {"pairs", {a.pairs, b.pairs}},
+      {"levels", {a.levels, b.levels}},
+      {"coarse_boxes", {a.coarse_boxes, b.coarse_boxes}},
+  }};
+  for (const auto& [name, values] : fields) {
+    if (values.first != values.second) {
+      return internal::fail(clause, absl::StrCat(": stats.", name, " ", values.first, " expected, ", values.second, " got"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // check_placement()
 //
 // B8 and B11: a placement (an implementation's level and cells for `box`) is the oracle's: level 0 and

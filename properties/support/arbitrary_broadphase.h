@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -138,6 +139,92 @@ rc::Gen<Box<D>> any_box(double h) {
     }
     return b;
   });
+}
+
+// A float `v` moved `steps` floats up (steps > 0) or down.
+inline float nudge_float(float v, int steps) {
+  for (int i = 0; i < std::abs(steps); ++i) {
+    v = std::nextafter(v, steps > 0 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity());
+  }
+  return v;
+}
+
+// A float coordinate for cell size h (B13): on or a few floats around a cell boundary k * h (rounded to
+// float, so often just off it), on a half-unit grid, signed zeros, the float subnormals and FLT_MIN, the
+// neighbours of 2^24 (where floats stop holding every integer), 2^53 and 2^63, FLT_MAX; and, when
+// `defects`, NaNs with payloads and infinities.
+inline rc::Gen<float> float_coordinate(double h, bool defects) {
+  constexpr float kTiny = std::numeric_limits<float>::denorm_min();
+  constexpr float kMin = std::numeric_limits<float>::min();
+  constexpr float kMax = std::numeric_limits<float>::max();
+  return rc::gen::weightedOneOf<float>({
+      {600, rc::gen::map(rc::gen::pair(rc::gen::inRange(-12, 13), rc::gen::inRange(-2, 3)),
+                         [h](std::pair<int, int> p) {
+                           const double v = p.first * h;
+                           const float f = std::fabs(v) < 1e38 ? static_cast<float>(v) : static_cast<float>(p.first);
+                           return nudge_float(f, p.second);
+                         })},
+      {300, rc::gen::map(rc::gen::inRange(-16, 17), [](int i) { return static_cast<float>(i) / 2.0F; })},
+      {100, rc::gen::element(0.0F, -0.0F, kTiny, -kTiny, 2 * kTiny, kMin, -kMin, nudge_float(kMin, -1))},
+      {20, rc::gen::map(rc::gen::pair(rc::gen::element(0x1p24F, 0x1p53F, 0x1p63F, kMax), rc::gen::inRange(-2, 1)),
+                        [](std::pair<float, int> p) { return nudge_float(p.first, p.second); })},
+      {20, rc::gen::map(rc::gen::pair(rc::gen::element(-0x1p24F, -0x1p53F, -0x1p63F, -kMax), rc::gen::inRange(0, 3)),
+                        [](std::pair<float, int> p) { return nudge_float(p.first, p.second); })},
+      {defects ? 10 : 0, rc::gen::map(rc::gen::resize(100, rc::gen::arbitrary<std::uint32_t>()),
+                                      [](std::uint32_t b) { return std::bit_cast<float>(b | 0x7f800000U); })},
+  });
+}
+
+// A scene of float boxes (B13): fresh boxes, copies, boxes touching an earlier one (starting at its max),
+// points; with `defects`, now and then a NaN or infinite bound or min > max.
+template <std::size_t D>
+rc::Gen<std::vector<FloatBox<D>>> float_scene(double h, int max_boxes, bool defects) {
+  return rc::gen::exec([h, max_boxes, defects] {
+    const int n = *rc::gen::inRange(0, max_boxes + 1);
+    std::vector<FloatBox<D>> boxes;
+    for (int i = 0; i < n; ++i) {
+      const int kind = boxes.empty() ? 0 : *rc::gen::weightedOneOf<int>({{4, rc::gen::just(0)}, {1, rc::gen::just(1)},
+                                                                        {2, rc::gen::just(2)}, {1, rc::gen::just(3)}});
+      FloatBox<D> b{};
+      for (std::size_t k = 0; k < D; ++k) {
+        const float lo = *float_coordinate(h, false);
+        const float hi = *rc::gen::weightedOneOf<float>({{3, float_coordinate(h, false)}, {1, rc::gen::just(lo)}});
+        b.min[k] = std::min(lo, hi);
+        b.max[k] = std::max(lo, hi);
+      }
+      if (kind != 0) {
+        const FloatBox<D>& other = boxes[static_cast<std::size_t>(*rc::gen::inRange<int>(0, static_cast<int>(boxes.size())))];
+        if (kind == 1) b = other;
+        if (kind == 2) {
+          for (std::size_t k = 0; k < D; ++k) {
+            if (*rc::gen::arbitrary<bool>() && other.max[k] <= b.max[k]) b.min[k] = other.max[k];
+          }
+        }
+        if (kind == 3) b.max = b.min;
+      }
+      if (defects && *rc::gen::inRange(0, 16) == 0) {
+        const auto k = static_cast<std::size_t>(*rc::gen::inRange<int>(0, static_cast<int>(D)));
+        if (*rc::gen::arbitrary<bool>()) {
+          (*rc::gen::arbitrary<bool>() ? b.min[k] : b.max[k]) = *float_coordinate(h, true);
+        } else {
+          std::swap(b.min[k], b.max[k]);
+        }
+      }
+      boxes.push_back(b);
+    }
+    return boxes;
+  });
+}
+
+template <std::size_t D>
+std::ostream& operator<<(std::ostream& os, const std::vector<FloatBox<D>>& boxes) {
+  os << boxes.size() << " float boxes:" << std::hexfloat;
+  for (const FloatBox<D>& b : boxes) {
+    os << " [";
+    for (std::size_t k = 0; k < D; ++k) os << (k ? ", " : "") << b.min[k] << ".." << b.max[k];
+    os << "]";
+  }
+  return os << std::defaultfloat;
 }
 
 template <std::size_t D>

@@ -708,6 +708,33 @@ TEST(Persistent, CostDoesNotGrowWithStaticBoxesElsewhere) {
   EXPECT_GT(stats[0].began + stats[0].ended, 0);
 }
 
+// One frame of a 2-D persistent grid whose slots are the boxes' indices (nothing removed): update() and
+// the live pairs must be find_pairs' on `boxes`, and the events the difference from `before` (E1, E2),
+// which then becomes this frame's pairs. Returns find_pairs' pair count.
+std::size_t ExpectUpdateMatchesFindPairs(lwc::PersistentGrid<2>& grid, const std::vector<Box2>& boxes,
+                                         std::vector<Pair>& before) {
+  const absl::StatusOr<ContactEvents> e = grid.update();
+  EXPECT_TRUE(e.ok());
+  const absl::StatusOr<PairsResult> now = lwc::find_pairs(boxes, config(2));
+  EXPECT_TRUE(now.ok());
+  if (!e.ok() || !now.ok()) return 0;
+  const auto indices = [](const std::vector<Contact>& cs) {
+    std::vector<Pair> out;
+    for (const Contact& c : cs) out.push_back({c.a.slot, c.b.slot});
+    return out;
+  };
+  std::vector<Pair> began;
+  std::vector<Pair> ended;
+  std::set_difference(now->pairs.begin(), now->pairs.end(), before.begin(), before.end(), std::back_inserter(began));
+  std::set_difference(before.begin(), before.end(), now->pairs.begin(), now->pairs.end(), std::back_inserter(ended));
+  EXPECT_EQ(indices(grid.pairs()), now->pairs);
+  EXPECT_EQ(indices(e->began), began);
+  EXPECT_EQ(indices(e->ended), ended);
+  EXPECT_EQ(e->stats.memberships, now->stats.memberships);
+  before = now->pairs;
+  return before.size();
+}
+
 TEST(Persistent, ThousandsOfMovingBoxesMatchFindPairsEveryFrame) {
   // E1, E2.
   // A larger world than the properties reach: 3,000 boxes, 5% jittering and 0.5% teleporting per frame,
@@ -728,25 +755,7 @@ TEST(Persistent, ThousandsOfMovingBoxesMatchFindPairsEveryFrame) {
   }
   std::vector<Pair> before;
   for (int frame = 0; frame < 12; ++frame) {
-    const absl::StatusOr<ContactEvents> e = grid.update();
-    ASSERT_TRUE(e.ok());
-    const absl::StatusOr<PairsResult> now = lwc::find_pairs(boxes, config(2));
-    ASSERT_TRUE(now.ok());
-    // Slots are the insertion order here (nothing removed): contacts map to indices by slot.
-    const auto indices = [](const std::vector<Contact>& cs) {
-      std::vector<Pair> out;
-      for (const Contact& c : cs) out.push_back({c.a.slot, c.b.slot});
-      return out;
-    };
-    std::vector<Pair> began;
-    std::vector<Pair> ended;
-    std::set_difference(now->pairs.begin(), now->pairs.end(), before.begin(), before.end(), std::back_inserter(began));
-    std::set_difference(before.begin(), before.end(), now->pairs.begin(), now->pairs.end(), std::back_inserter(ended));
-    EXPECT_EQ(indices(grid.pairs()), now->pairs);
-    EXPECT_EQ(indices(e->began), began);
-    EXPECT_EQ(indices(e->ended), ended);
-    EXPECT_EQ(e->stats.memberships, now->stats.memberships);
-    before = now->pairs;
+    ExpectUpdateMatchesFindPairs(grid, boxes, before);
     for (int m = 0; m < 150; ++m) {
       const std::size_t i = pick(rng);
       const double dx = m < 15 ? pos(rng) - boxes[i].min[0] : jitter(rng);
@@ -780,27 +789,7 @@ TEST(Persistent, ManyNewBoxesInOneUpdateMatchFindPairs) {
         handles.push_back(*grid.insert(boxes.back()));
       }
     };
-    const auto indices = [](const std::vector<Contact>& cs) {
-      std::vector<Pair> out;
-      for (const Contact& c : cs) out.push_back({c.a.slot, c.b.slot});
-      return out;
-    };
-    const auto judge = [&] {
-      const absl::StatusOr<ContactEvents> e = grid.update();
-      ASSERT_TRUE(e.ok());
-      const absl::StatusOr<PairsResult> now = lwc::find_pairs(boxes, config(2));
-      ASSERT_TRUE(now.ok());
-      std::vector<Pair> began;
-      std::vector<Pair> ended;
-      std::set_difference(now->pairs.begin(), now->pairs.end(), before.begin(), before.end(), std::back_inserter(began));
-      std::set_difference(before.begin(), before.end(), now->pairs.begin(), now->pairs.end(), std::back_inserter(ended));
-      EXPECT_EQ(indices(grid.pairs()), now->pairs);
-      EXPECT_EQ(indices(e->began), began);
-      EXPECT_EQ(indices(e->ended), ended);
-      EXPECT_EQ(e->stats.memberships, now->stats.memberships);
-      EXPECT_GT(now->pairs.size(), 1000u);
-      before = now->pairs;
-    };
+    const auto judge = [&] { EXPECT_GT(ExpectUpdateMatchesFindPairs(grid, boxes, before), 1000u); };
     const auto move_some = [&](std::size_t limit) {
       for (int m = 0; m < 300; ++m) {
         const std::size_t i = pick(rng) % limit;

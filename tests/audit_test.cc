@@ -925,6 +925,24 @@ struct BadCase {
   std::string reason;  // a substring of the reported reason
 };
 
+// The cases' text, each case's lines followed by a good record, and the line number of each case's last
+// (bad) line; lines before it in a case are good.
+struct CasesText {
+  std::string text;
+  std::vector<std::uint64_t> bad_lines;
+};
+CasesText cases_text(const std::vector<BadCase>& cases) {
+  CasesText out;
+  std::uint64_t line = 0;
+  for (const BadCase& c : cases) {
+    line += lines_of(c.line).size();
+    out.bad_lines.push_back(line);
+    out.text += c.line + "\n" + kGood + "\n";
+    ++line;
+  }
+  return out;
+}
+
 TEST(BadInput, EachKindIsReportedWithItsLineAndTheRestIsAudited) {  // A1 A2
   const std::vector<BadCase> cases = {
       {"not json", BadKind::kMalformed, "not JSON"},
@@ -1042,17 +1060,7 @@ TEST(BadInput, EventsOutOfOrderEndTheirSessionAndAreReportedWithTheirLine) {  //
        BadKind::kBadField, "out.runs hold more than 262144 chunks: too many to judge in bounded memory"},
       {R"({"schema":1,"contract":"commit","session":"n","seq":0,"op":"rollback"})", BadKind::kUnknownOp, "commit has no op \"rollback\" (ops: open, mark, commit, prepare, prepare_failed, publish, pending, end)"},
   };
-  // Each case ends with its bad line, followed by a good record; lines before it in a case are good.
-  std::string text;
-  std::vector<std::uint64_t> bad_lines;
-  std::uint64_t line = 0;
-  for (const BadCase& c : cases) {
-    const std::vector<std::string> parts = lines_of(c.line);
-    line += parts.size();
-    bad_lines.push_back(line);
-    text += c.line + "\n" + kGood + "\n";
-    ++line;
-  }
+  auto [text, bad_lines] = cases_text(cases);
   const Audit a = audit(text);
   EXPECT_EQ(a.report.bad, cases.size());
   EXPECT_EQ(a.report.violating, 0u);
@@ -1093,15 +1101,7 @@ TEST(BadInput, RebaseEventsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A3
            rebase_event("i", 1, "commit", R"("in":{"from":[0,0,0],"target":[5,0,0],"version":-1},"out":{"error":"Aborted"})"),
        BadKind::kBadField, "in.version = -1 is negative"},
   };
-  std::string text;
-  std::vector<std::uint64_t> bad_lines;
-  std::uint64_t line = 0;
-  for (const BadCase& c : cases) {
-    line += lines_of(c.line).size();
-    bad_lines.push_back(line);
-    text += c.line + "\n" + kGood + "\n";
-    ++line;
-  }
+  auto [text, bad_lines] = cases_text(cases);
   const Audit a = audit(text);
   EXPECT_EQ(a.report.bad, cases.size());
   EXPECT_EQ(a.report.violating, 0u);
@@ -1177,15 +1177,7 @@ TEST(BadInput, GridEventsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A2
       {grid_event("m", 0, "grid_create", create) + "\n" + grid_event("m", 1, "grid_query", R"("in":{"box":[0,0,1,1]},"out":{})"),
        BadKind::kMissingField, "missing field out.ids"},
   };
-  std::string text;
-  std::vector<std::uint64_t> bad_lines;
-  std::uint64_t line = 0;
-  for (const BadCase& c : cases) {
-    line += lines_of(c.line).size();
-    bad_lines.push_back(line);
-    text += c.line + "\n" + kGood + "\n";
-    ++line;
-  }
+  auto [text, bad_lines] = cases_text(cases);
   // After its bad event, session "g" is no longer judged: a later event is reported, not judged wrongly.
   text += grid_event("g", 3, "grid_update", R"("out":{"began":[[5,6]]})") + "\n";
   const Audit a = audit(text);

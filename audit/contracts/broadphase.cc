@@ -497,6 +497,19 @@ absl::Status on_grid_create(const TraceRecord& r, contracts::Session& session, J
   return absl::OkStatus();
 }
 
+// B6 for an add or move of a box that is not finite with min <= max: the engine must have refused it.
+template <std::size_t D>
+void judge_invalid_box(const char* op, std::int64_t id, const char* preposition, const Box<D>& box, bool refused,
+                       Judgement& j) {
+  j.checked = kInvalidBoxClauses;
+  if (refused) return;
+  j.verdict = absl::InvalidArgumentError(absl::StrCat("B6 rejection without partial output: ", op, id, preposition,
+                                                      box_text<D>(box), " (not finite with min <= max) succeeded"));
+  j.input = absl::StrCat("id ", id, ", box ", box_text<D>(box));
+  j.expected = "an error (InvalidArgument)";
+  j.got = "OK";
+}
+
 // grid_add: {"in": {"id", "box", "user" (optional), "group" (optional), "mask" (optional)}, "out": {} | {"error"}}
 absl::Status on_grid_add(const TraceRecord& r, contracts::Session& session, Judgement& j) {
   GridSession& s = grid_state(session);
@@ -523,14 +536,7 @@ absl::Status on_grid_add(const TraceRecord& r, contracts::Session& session, Judg
     }
     LWC_ASSIGN_OR_RETURN(const bool refused, read_refused(r));
     if (!valid) {
-      j.checked = kInvalidBoxClauses;
-      if (!refused) {
-        j.verdict = absl::InvalidArgumentError(absl::StrCat("B6 rejection without partial output: grid_add of id ", id, " with box ",
-                                                            box_text<D>(box), " (not finite with min <= max) succeeded"));
-        j.input = absl::StrCat("id ", id, ", box ", box_text<D>(box));
-        j.expected = "an error (InvalidArgument)";
-        j.got = "OK";
-      }
+      judge_invalid_box<D>("grid_add of id ", id, " with box ", box, refused, j);
       return absl::OkStatus();  // the model holds no such box: later events naming the id are judged under E3
     }
     if (refused) return absl::OkStatus();  // a refusal of a valid box is a budget's (B7), not in the trace: nothing added (E4)
@@ -564,14 +570,7 @@ absl::Status on_grid_move(const TraceRecord& r, contracts::Session& session, Jud
       return absl::OkStatus();
     }
     if (!valid) {
-      j.checked = kInvalidBoxClauses;
-      if (!refused) {
-        j.verdict = absl::InvalidArgumentError(absl::StrCat("B6 rejection without partial output: grid_move of id ", id, " to box ",
-                                                            box_text<D>(box), " (not finite with min <= max) succeeded"));
-        j.input = absl::StrCat("id ", id, ", box ", box_text<D>(box));
-        j.expected = "an error (InvalidArgument)";
-        j.got = "OK";
-      }
+      judge_invalid_box<D>("grid_move of id ", id, " to box ", box, refused, j);
       return absl::OkStatus();
     }
     j.checked = kHandleClauses;

@@ -528,8 +528,8 @@ def report(build_dir, out):
 
 # ---------------------------------------------------------------------------------------------------
 # docs/clauses.md: clause -> statement -> properties (LWC_PROP names starting with the id) -> fuzz targets
-# (their lwc-clauses line) -> tests (TEST blocks of tests/<contract>_test.cc and _exhaustive.cc that
-# mention the id; a static_assert outside any test counts as "(static_assert)").
+# (their lwc-clauses line) -> tests (TEST blocks, up to their closing brace, of tests/<contract>_test.cc and
+# _exhaustive.cc that mention the id; a static_assert outside any test counts as "(static_assert)").
 
 PROP = re.compile(r"LWC_PROP(?:_SCALED)?\(")
 PROP_NAME = re.compile(r".*LWC_PROP(?:_SCALED)?\([^,]*, *")
@@ -574,6 +574,8 @@ def generate_clauses():
                 for clause in ID.findall(line):
                     if label not in tests.setdefault(clause, []):
                         tests[clause].append(label)
+                if line == "}":
+                    current = None  # a test ends at its closing brace; a helper after it is not part of it
         out += ["", f"## {contract} ([spec]({contract}.md))", "",
                 "| clause | statement | properties | fuzz | proofs | tests |", "|---|---|---|---|---|---|"]
         for clause, statement in rows:

@@ -4,7 +4,7 @@
 // lwc-audit: audits a JSON Lines trace of any implementation against the lwc contracts (docs/audit.md).
 //
 //   lwc-audit [--migrate OUT] [--json REPORT] [--examples N] [--canonicalise] [--max-line-bytes N] TRACE
-//   (TRACE "-" reads standard input)
+//   (TRACE "-" reads standard input; `--trace TRACE` is the same, as `./lwc audit --trace` passes it)
 //
 // Prints the report (per clause: records checked, violations, first counterexamples; bad lines with their
 // numbers). --migrate writes one JSON line per misfiled stored address (old key -> correct key); clean
@@ -26,7 +26,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: lwc-audit [--migrate OUT] [--json REPORT] [--examples N] [--canonicalise] [--max-line-bytes N] TRACE\n"
-    "  Audits a JSON Lines trace (TRACE, or - for standard input) against the lwc contracts.\n"
+    "  Audits a JSON Lines trace (TRACE, or - for standard input; also --trace TRACE) against the lwc contracts.\n"
     "  --migrate OUT   write the remapping of every misfiled stored address (JSON Lines)\n"
     "  --json REPORT   also write the report as JSON\n"
     "  --examples N    counterexamples kept per clause (default 5)\n"
@@ -55,6 +55,9 @@ int main(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       return 0;
+    } else if (arg == "--trace" && has_value) {
+      if (!trace.empty()) return usage_error("one trace at a time");
+      trace = argv[++i];
     } else if (arg == "--migrate" && has_value) {
       migrate = argv[++i];
     } else if (arg == "--json" && has_value) {

@@ -1,10 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# File: scripts/coverage_summary.py
+# File: scripts/coverage.py — `./lwc coverage [CASES]`: clang source-based coverage of modules/ from every
+# test and property (the coverage preset), as one merged profile, into build/coverage-report/ (HTML, and
+# summary.json, which `./lwc audit` splices into its report as the coverage column).
 #
-# The coverage figures of modules/ from `llvm-cov-19 export -format=lcov` (one merged profile, see
-# cmd_coverage in ./lwc), with the documented exclusions applied, into build/coverage-report/summary.json
-# (read by scripts/evidence.py: the audit report's coverage column).
+# One merged profile, read against one object that holds the coverage mappings of every unit the tests
+# were built from. Why one object: a module's inline and template functions are emitted by the units that
+# use them, and every other unit that sees them, the module's own unit included, records an empty (hash
+# 0) stand-in. Within one program the reader replaces each stand-in by the emitted record; across several
+# programs (-object per test binary) llvm-cov instead drops the stand-in as "mismatched data" (245
+# functions) or, where it took the stand-in first, counts the function as never run and hides the
+# emitted record (pair_index showed 0 hits). So the units are linked into one relocatable object (ld -r;
+# duplicate main()s are allowed, it is never run; linked before the run, so the profile is newer), read
+# as one program. The preset also compiles with -mllvm -limited-coverage-experimental=true, so importers
+# write no stand-ins for module functions at all. A mismatched-data warning fails the run: the figures
+# would not be the whole count.
+#
+# The figures, with the documented exclusions applied:
 #
 # Why a filter of our own: llvm-cov has no per-line exclusion for source-based coverage (only
 # --ignore-filename-regex, whole files). lcov's markers are the convention genhtml users know, so this
@@ -23,7 +35,11 @@
 # from the JSON export, merged the same way over a template's instantiations (lcov lists every
 # instantiation's sides apart).
 #
-# usage: scripts/coverage_summary.py LCOV_FILE EXPORT_JSON ROOT OUT_JSON
+# usage: scripts/coverage.py [CASES]     (RapidCheck cases per property; default 2000)
+import contextlib
+import os
+import shutil
+import subprocess
 import json
 import re
 import sys
@@ -38,7 +54,7 @@ def exclusions(path):
     lines, branches, start = {}, {}, None
     for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if DEFAULTED.search(text):
-            branches[n] = "defaulted comparison: one counter, a branch per member (see scripts/coverage_summary.py)"
+            branches[n] = "defaulted comparison: one counter, a branch per member (see scripts/coverage.py)"
         m = MARKER.search(text)
         if not m:
             if start is not None:
@@ -103,11 +119,8 @@ def pct(covered, count):
     return round(100.0 * covered / count, 2) if count else 100.0
 
 
-def main():
-    if len(sys.argv) != 5:
-        sys.exit("usage: scripts/coverage_summary.py LCOV_FILE EXPORT_JSON ROOT OUT_JSON")
-    lcov, root, out = Path(sys.argv[1]), Path(sys.argv[3]).resolve(), Path(sys.argv[4])
-    branches = {str(Path(k).resolve()): v for k, v in read_branches(Path(sys.argv[2]).read_text(encoding="utf-8")).items()}
+def summarise(lcov, export, root, out):
+    branches = {str(Path(k).resolve()): v for k, v in read_branches(export.read_text(encoding="utf-8")).items()}
     modules = root / "modules"
     files = {}
     raw = {"lines_count": 0, "lines_covered": 0, "branches_count": 0, "branches_covered": 0}
@@ -193,6 +206,57 @@ def main():
         if branches:
             print(f"  {f}: untaken branch sides: " + ", ".join(f"{n} (x{k})" if k > 1 else f"{n}"
                                                            for n, k in sorted(branches.items())))
+    return 0
+
+
+ROOT = Path(__file__).resolve().parent.parent
+LLVM = "-19"  # Debian's versioned llvm tools, as the compiler
+
+
+def run(args, out=None, errors_too=True, env=None):
+    """Runs args in ROOT, its output into the file out (stderr too unless errors_too is False); on failure
+    prints the end of that output and exits."""
+    with open(out, "w", encoding="utf-8") if out else contextlib.nullcontext() as log:
+        r = subprocess.run(args, cwd=ROOT, env=env, stdout=log, text=True,
+                           stderr=subprocess.STDOUT if log and errors_too else subprocess.PIPE if log else None)
+    if r.returncode != 0:
+        if out:
+            tail = r.stderr if r.stderr else "".join(Path(out).read_text(encoding="utf-8").splitlines(True)[-30:])
+            sys.stderr.write(tail)
+        sys.exit(f"[lwc] error: {' '.join(map(str, args[:3]))} ... failed ({r.returncode})")
+
+
+def main():
+    cases = sys.argv[1] if len(sys.argv) > 1 else "2000"
+    build, d = ROOT / "build" / "coverage", ROOT / "build" / "coverage-report"
+    run(["cmake", "--preset", "coverage"], out=ROOT / "build" / "coverage.configure.log")
+    run(["cmake", "--build", "--preset", "coverage"])
+    shutil.rmtree(d, ignore_errors=True)
+    (d / "profiles").mkdir(parents=True)
+    # The units of every program CTest runs (tests, properties, exhaustive runs, replays, examples,
+    # lwc-audit), linked before the run so that the profile is newer than the object.
+    units = sorted(str(p) for p in (build / "CMakeFiles").rglob("*.o") if ".dir" in str(p.relative_to(build)))
+    everything = d / "all-units.o"
+    run(["ld", "-r", "--allow-multiple-definition", "-o", str(everything), *units])
+    print(f"[lwc] running tests and properties ({cases} cases) with coverage", file=sys.stderr)
+    env = dict(os.environ, LLVM_PROFILE_FILE=str(d / "profiles" / "%m-%p.profraw"), RC_PARAMS=f"max_success={cases}")
+    run(["ctest", "--test-dir", str(build), "-j", str(os.cpu_count() or 2), "--no-tests=error"], out=d / "ctest.log", env=env)
+    profile = d / "merged.profdata"
+    run([f"llvm-profdata{LLVM}", "merge", "-sparse", *map(str, (d / "profiles").glob("*.profraw")), "-o", str(profile)])
+    cov = lambda *what: [f"llvm-cov{LLVM}", *what, f"-instr-profile={profile}", str(everything), str(ROOT / "modules")]
+    report = subprocess.run(cov("report"), cwd=ROOT, capture_output=True, text=True)
+    print(report.stdout, end="")
+    if report.returncode != 0 or "mismatched data" in report.stderr:
+        dump = subprocess.run(cov("report", "-dump"), cwd=ROOT, capture_output=True, text=True)
+        sys.stderr.write("\n".join(sorted({l for l in (dump.stdout + dump.stderr).splitlines() if l.startswith("hash-mismatch")})[:20]) + "\n")
+        sys.exit(f"[lwc] error: llvm-cov: {report.stderr.strip()[:300]} (the figures would undercount)")
+    run(cov("show", "-format=html", f"-output-dir={d / 'html'}", "-show-branches=count", "-show-mcdc"))
+    # summary.json: the figures after the documented exclusions, the raw figures beside them, every
+    # exclusion and every miss.
+    run(cov("export", "-format=lcov"), out=d / "lcov.info", errors_too=False)
+    run(cov("export", "-format=text"), out=d / "export.json", errors_too=False)
+    summarise(d / "lcov.info", d / "export.json", ROOT, d / "summary.json")
+    print(f"[lwc] no mismatched data; html (raw, before exclusions) in {d / 'html' / 'index.html'}", file=sys.stderr)
     return 0
 
 

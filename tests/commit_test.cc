@@ -457,14 +457,22 @@ TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
   std::vector<std::uint64_t> history_attempts;
   std::uint64_t attempt = 0;
   std::uint64_t failures = 0;
+  // Every 4th commit fails while preparing its (attempt % 7)-th run. A commit with fewer runs than that
+  // (the markers' pace decides how many are pending) owes its failure to the next commit with a run,
+  // which fails at its first: so failures are injected however the threads are scheduled.
+  bool owed = false;
   const auto commit_once = [&](bool inject_failures) {
     ++attempt;
-    const bool fails = inject_failures && attempt % 4 == 0;
-    const std::uint64_t fail_at = attempt % 7;
+    const bool fails = inject_failures && (owed || attempt % 4 == 0);
+    const std::uint64_t fail_at = owed ? 0 : attempt % 7;
     std::uint64_t call = 0;
+    owed = fails;
     const absl::StatusOr<lwc::CommitReport> report =
         committer.commit([&](const ChunkRun& run) -> absl::StatusOr<WorldSnap> {
-          if (fails && call++ == fail_at) return absl::UnavailableError("injected");
+          if (fails && call++ == fail_at) {
+            owed = false;
+            return absl::UnavailableError("injected");
+          }
           WorldSnap snap{run, attempt, {}};
           for (std::int64_t x = run.x_first; x <= run.x_last; ++x) {
             snap.versions.push_back(versions[index(x, run.y)].load(std::memory_order_acquire));

@@ -1846,7 +1846,7 @@ class ThreadPool {
     static_cast<ThreadPool*>(self)->run(task, items, context);
     return nullptr;
   }
-  static void finish(void*, void*) {}
+  static void finish(void*, void*) {}  // LCOV_EXCL_LINE: required beside enqueue, never called: enqueue returns nullptr
 
   void run(TaskSystem::Task task, std::uint32_t items, void* context) {
     const std::lock_guard<std::mutex> one_call(calling_);
@@ -1896,16 +1896,15 @@ class ThreadPool {
   }
 
   void work(std::uint32_t worker) {
-    std::uint64_t seen = 0;
-    for (;;) {
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-        if (stopping_) return;
-        seen = generation_;
-      }
-      drain(worker);
-    }
+    for (std::uint64_t seen = 0; next_run(seen);) drain(worker);
+  }
+
+  // Sleeps until a run newer than `seen` (true, and seen is its generation) or the pool stops (false).
+  bool next_run(std::uint64_t& seen) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+    seen = generation_;
+    return !stopping_;
   }
 
   std::uint32_t threads_;

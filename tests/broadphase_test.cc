@@ -1546,6 +1546,8 @@ TEST(EveryCore, B15_UnusableTaskSystemsAndPoolsAreInvalidArgument) {
   // One pool, many calls in a row (the workers sleep and wake between them).
   absl::StatusOr<std::unique_ptr<ThreadPool>> pool = ThreadPool::create(4);
   ASSERT_TRUE(pool.ok());
+  EXPECT_EQ((*pool)->threads(), 4u);
+  EXPECT_EQ((*pool)->tasks().workers, 4u);
   const std::vector<Box2> w = world(2000, 3, 80);
   const absl::StatusOr<PairsResult> reference = lwc::find_pairs(w, config(2));
   for (int i = 0; i < 50; ++i) expect_identical(reference, lwc::find_pairs(w, config(2), (*pool)->tasks()), "B15 reuse");

@@ -873,7 +873,7 @@ class PersistentGrid {
     if (!where.ok()) return where.status();
     internal::Placed<D> volume;
     if (motion == Motion::kSwept) {
-      const Box<D>& start = s.volume != kNone ? volumes_[s.volume].placed.box : (s.teleported ? s.box : c.then_box);
+      const Box<D>& start = s.swept ? volumes_[s.volume].placed.box : (s.teleported ? s.box : c.then_box);
       volume.box = internal::hull(start, box);
       absl::StatusOr<Placement<D>> swept = spec_.place(volume.box, handle.slot);
       if (!swept.ok()) {
@@ -886,8 +886,9 @@ class PersistentGrid {
     s.box = box;
     s.where = *where;
     if (motion == Motion::kSwept) {
-      if (s.volume == kNone) {
+      if (!s.swept) {
         s.volume = static_cast<std::uint32_t>(volumes_.size());
+        s.swept = true;
         volumes_.push_back({handle.slot, volume});
       } else {
         volumes_[s.volume].placed = volume;
@@ -1107,9 +1108,11 @@ class PersistentGrid {
   // From this many new boxes in one update on, sync() registers them together (CellGrid::add_many).
   static constexpr std::size_t kManyAdds = 4096;
 
-  // The state an update reads for every candidate, as last given (one cache line in 2D).
-  // Invariant: live => `box` is registered in grid_ at `where`.
-  struct Slot {
+  // The state of a box as last given. What an update reads for every candidate (box, filter, payload,
+  // generation, flags) fills the first 64 bytes, and in 2D the slot is aligned to them, so that a
+  // candidate's test reads one cache line; `volume` and `where`, read by the box's own operations only,
+  // follow. Invariant: live => `box` is registered in grid_ at `where`.
+  struct alignas(D == 2 ? 64 : alignof(Box<D>)) Slot {
     Box<D> box{};
     Filter filter;
     UserData user = 0;
@@ -1117,9 +1120,11 @@ class PersistentGrid {
     bool live = false;
     bool dirty = false;
     bool teleported = false;  // inserted or teleported in this step: the step volume starts at `box`
+    bool swept = false;       // swept in this step. Invariant: swept == (volume != kNone)
     std::uint32_t volume = kNone;  // index into volumes_, if swept in this step
     Placement<D> where{};  // of `box`, if live
   };
+  static_assert(D != 2 || offsetof(Slot, volume) == 64, "a 2D slot's candidate fields are one cache line");
   // The rest. Invariant: committed => then_box, user_then and committed_generation are the box's state at
   // the last update; not dirty => that state equals the one given, and committed == live.
   struct Cold {
@@ -1167,6 +1172,7 @@ class PersistentGrid {
     volumes_[at] = volumes_.back();
     volumes_.pop_back();
     slots_[slot].volume = kNone;
+    slots_[slot].swept = false;
   }
 
   // A fresh token for the stamps of seen_ (sized to the slots); on wrap-around every stamp is cleared.
@@ -1298,6 +1304,7 @@ class PersistentGrid {
     for (std::size_t i = 0; i < dirty_.size(); ++i) {
       if (i + 3 < dirty_.size()) {
         __builtin_prefetch(&slots_[dirty_[i + 3]].where);
+        __builtin_prefetch(&slots_[dirty_[i + 3]]);
         __builtin_prefetch(&cold_[dirty_[i + 3]]);
       }
       if (i + 1 < dirty_.size()) {
@@ -1421,7 +1428,7 @@ class PersistentGrid {
         const Slot& a = slots_[s];
         const auto found = [&](std::uint32_t t, const Box<D>& other) {
           const Slot& b = slots_[t];
-          if (t == s || (slots_[t].volume != kNone && t < s) || !overlaps(v.placed.box, other)) return true;
+          if (t == s || (slots_[t].swept && t < s) || !overlaps(v.placed.box, other)) return true;
           if (overlaps(a.box, b.box) || !accepts(s, a, t, b)) return true;
           if (events.swept.size() >= static_cast<std::size_t>(config.max_pairs.value())) {
             within = false;
@@ -1431,7 +1438,7 @@ class PersistentGrid {
           return true;
         };
         grid_.candidates(v.placed.box, v.placed.where.level, v.placed.where.cells, [&](std::uint32_t t) {
-          return slots_[t].volume != kNone || found(t, slots_[t].box);
+          return slots_[t].swept || found(t, slots_[t].box);
         }, st.pair_visits);
         if (!within) break;
         volume_grid_.candidates(v.placed.box, v.placed.where.level, v.placed.where.cells, [&](std::uint32_t t) {
@@ -1465,6 +1472,7 @@ class PersistentGrid {
       c.committed = s.live;
       c.committed_generation = s.generation;
       s.teleported = false;
+      s.swept = false;
       s.volume = kNone;
       s.dirty = false;
     }

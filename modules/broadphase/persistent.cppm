@@ -15,8 +15,9 @@
 // An update works on the dirty boxes only (inserted, moved, removed or refiltered since the previous
 // update): it writes their registrations into an open-addressing cell table (only the cells that change),
 // takes the pairs each may leave from its adjacency list (the pair set is kept per slot) and the pairs
-// each may enter from a query of its cells; a candidate is taken in its reference cell only (B9, from
-// start flags kept per membership) and, when both boxes are dirty, only from the lower slot. Nothing of
+// each may enter from a query of its cells, one box after the other in slot order; a candidate is taken in
+// its reference cell only (B9, from start flags kept per membership) and, when both boxes are dirty, only
+// from the higher slot (whose query comes after the lower box's registration moved). Nothing of
 // the pair set or the committed state changes until every budget is known to hold, so a refused update
 // changes nothing observable.
 // Spec: docs/broadphase.md (clauses E1-E12). Checker and model: lwc.contracts.broadphase.
@@ -343,7 +344,6 @@ class CellTable {
   void prefetch(int level, const std::array<std::int64_t, D>& c) const {
     if (size_ != 0) __builtin_prefetch(&entries_[home(level, c)]);
   }
-
   // The number of occupied cells.
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
@@ -677,7 +677,6 @@ class CellGrid {
     if (where.cell_count > 8) return;
     for_each_cell_of<D>(where.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t) { table_.prefetch(where.level, c); });
   }
-
  private:
 
   Level& level_of(int lv) {
@@ -1278,11 +1277,35 @@ class PersistentGrid {
   }
 
   // Brings grid_ to the boxes as given: the operations only record, and the registrations of all dirty
-  // boxes are written here in one pass, each box's cells prefetched a few boxes ahead. Invisible to every
-  // observer (queries look past unsynced dirty boxes), so a refused update may have done it.
+  // boxes are written here in one pass (or by update_into's pass, box by box through sync_one), each box's
+  // cells prefetched a few boxes ahead. Invisible to every observer (queries look past unsynced dirty
+  // boxes), so a refused update may have done it.
   void sync() {
     if (synced_) return;
-    // Many new boxes (a first build, a large spawn): registered together, in table order.
+    if (register_many()) {
+      synced_ = true;
+      return;
+    }
+    for (std::size_t i = 0; i < dirty_.size(); ++i) {
+      if (i + 3 < dirty_.size()) {
+        __builtin_prefetch(&slots_[dirty_[i + 3]].where);
+        __builtin_prefetch(&slots_[dirty_[i + 3]]);
+        __builtin_prefetch(&cold_[dirty_[i + 3]]);
+      }
+      if (i + 1 < dirty_.size()) {
+        const std::uint32_t n = dirty_[i + 1];
+        if (cold_[n].registered) grid_.prefetch(cold_[n].reg);
+        if (slots_[n].live) grid_.prefetch(slots_[n].where);
+      }
+      sync_one(dirty_[i]);
+    }
+    synced_ = true;
+  }
+
+  // Many new boxes (a first build, a large spawn) are registered together, in table order
+  // (CellGrid::add_many): true iff that was every dirty box.
+  [[nodiscard]] bool register_many() {
+    if (dirty_.size() < kManyAdds) return false;
     std::size_t fresh = 0;
     for (const std::uint32_t t : dirty_) fresh += (!cold_[t].registered && slots_[t].live) ? 1 : 0;
     if (fresh >= kManyAdds) {
@@ -1296,36 +1319,24 @@ class PersistentGrid {
         cold_[t].registered = true;
         cold_[t].reg = slots_[t].where;
       }
-      if (adds.size() == dirty_.size()) {
-        synced_ = true;
-        return;
-      }
+      return adds.size() == dirty_.size();
     }
-    for (std::size_t i = 0; i < dirty_.size(); ++i) {
-      if (i + 3 < dirty_.size()) {
-        __builtin_prefetch(&slots_[dirty_[i + 3]].where);
-        __builtin_prefetch(&slots_[dirty_[i + 3]]);
-        __builtin_prefetch(&cold_[dirty_[i + 3]]);
-      }
-      if (i + 1 < dirty_.size()) {
-        const std::uint32_t n = dirty_[i + 1];
-        if (cold_[n].registered) grid_.prefetch(cold_[n].reg);
-        if (slots_[n].live) grid_.prefetch(slots_[n].where);
-      }
-      const std::uint32_t t = dirty_[i];
-      const Slot& a = slots_[t];
-      Cold& c = cold_[t];
-      if (c.registered && a.live) {
-        grid_.move(t, c.reg, a.where);
-      } else if (c.registered) {
-        grid_.erase(t, c.reg);
-      } else if (a.live) {
-        grid_.add(t, a.where);
-      }
-      c.registered = a.live;
-      c.reg = a.where;
+    return false;
+  }
+
+  // Brings the registration of one dirty box to the box as given (nothing when it already is).
+  void sync_one(std::uint32_t t) {
+    const Slot& a = slots_[t];
+    Cold& c = cold_[t];
+    if (c.registered && a.live) {
+      grid_.move(t, c.reg, a.where);
+    } else if (c.registered) {
+      grid_.erase(t, c.reg);
+    } else if (a.live) {
+      grid_.add(t, a.where);
     }
-    synced_ = true;
+    c.registered = a.live;
+    c.reg = a.where;
   }
 
   [[nodiscard]] absl::Status update_into(ContactEvents& events) {
@@ -1345,76 +1356,87 @@ class PersistentGrid {
     UpdateStats& st = events.stats;
     st.dirty = static_cast<std::int64_t>(dirty_.size());
     if (!std::is_sorted(dirty_.begin(), dirty_.end())) std::sort(dirty_.begin(), dirty_.end());
-    sync();
-    for (std::size_t i = 0; i < dirty_.size(); ++i) {
-      const std::uint32_t slot = dirty_[i];
-      if (i + 8 < dirty_.size()) {
-        __builtin_prefetch(&cold_[dirty_[i + 8]]);
-        __builtin_prefetch(&slots_[dirty_[i + 8]]);
-      }
-      const Cold& c = cold_[slot];
-      st.memberships_touched += c.then_cells + (slots_[slot].live ? slots_[slot].where.cell_count : 0);
-    }
     for (const Volume& v : volumes_) st.memberships_touched += v.placed.where.cell_count;
-
-    // Ended: from each dirty box that was live, its pairs at the previous update (its adjacency is P(S)),
-    // each pair once: a pair of two dirty boxes from the lower slot.
-    for (std::size_t i = 0; i < dirty_.size(); ++i) {
-      const std::uint32_t s = dirty_[i];
-      if (i + 4 < dirty_.size()) {
-        __builtin_prefetch(&cold_[dirty_[i + 4]]);
-        __builtin_prefetch(&adj_[dirty_[i + 4]]);
-        __builtin_prefetch(&slots_[dirty_[i + 4]]);
-      }
-      const Cold& c = cold_[s];
-      if (!c.committed) continue;
-      for (const std::uint32_t t : adj_[s]) __builtin_prefetch(&slots_[t]);
-      st.pair_visits += static_cast<std::int64_t>(adj_[s].size());
-      for (const std::uint32_t t : adj_[s]) {
-        if ((slots_[t].dirty && t < s) || in_after(s, t)) continue;
-        events.ended.push_back(contact(s, c.committed_generation, c.user_then, t, cold_[t].committed_generation,
-                                       cold_[t].user_then));
-      }
-    }
-    // Began: from each dirty live box, its partners now (the grid holds the boxes as given), kept when
-    // the pair was not in P(S). The pair count after the update is known as the pairs are found.
-    const std::int64_t kept = pair_count_ - static_cast<std::int64_t>(events.ended.size());
-    const std::int64_t room = config.max_pairs.value() - kept;
-    bool within = room >= 0;
+    const std::int64_t max_pairs = config.max_pairs.value();
+    bool within = true;
     // A first build (no box committed before, one level): every pair is new, and is taken cell by cell.
-    const bool first_build = committed_live_ == 0 && occupied_levels() <= 1;
-    if (first_build && within) within = began_of_first_build(events, room, st.pair_visits);
+    bool first_build = false;
+    if (committed_live_ == 0) {
+      sync();
+      first_build = occupied_levels() <= 1;
+    } else if (!synced_) {
+      (void)register_many();
+    }
+    if (first_build) {
+      for (const std::uint32_t slot : dirty_) {
+        st.memberships_touched += cold_[slot].then_cells + (slots_[slot].live ? slots_[slot].where.cell_count : 0);
+      }
+      within = began_of_first_build(events, max_pairs - pair_count_, st.pair_visits);
+    }
+    // Otherwise one pass over the dirty boxes in ascending slot order, each taken whole while its lines are
+    // in cache: its ended pairs, its registration (sync_one), its began pairs.
+    //   Ended: its pairs at the previous update (its adjacency is P(S)) that are not in P(S'), each pair
+    //   once: a pair of two dirty boxes from the lower slot.
+    //   Began: its partners now, kept when the pair was not in P(S). Every dirty box below it is already
+    //   registered where it is now, every one above it not yet: a pair of two dirty boxes is taken from
+    //   the higher slot. The pair count after the update is checked once every ended pair is known; the
+    //   pass stops early only when the began pairs alone exceed max_pairs.
     for (std::size_t i = 0; i < dirty_.size() && !first_build; ++i) {
       const std::uint32_t s = dirty_[i];
-      if (i + 2 < dirty_.size() && slots_[dirty_[i + 2]].live) grid_.prefetch(slots_[dirty_[i + 2]].where);
-      if (i + 4 < dirty_.size()) __builtin_prefetch(&slots_[dirty_[i + 4]].where);
+      if (i + 8 < dirty_.size()) {
+        const std::uint32_t n = dirty_[i + 8];
+        __builtin_prefetch(&slots_[n]);
+        __builtin_prefetch(&slots_[n].where);
+        __builtin_prefetch(&cold_[n]);
+        __builtin_prefetch(&adj_[n]);
+      }
+      if (i + 4 < dirty_.size()) {
+        const std::uint32_t n = dirty_[i + 4];
+        if (cold_[n].committed) {
+          for (const std::uint32_t t : adj_[n]) __builtin_prefetch(&slots_[t]);
+        }
+      }
+      if (i + 2 < dirty_.size()) {
+        const std::uint32_t n = dirty_[i + 2];
+        if (cold_[n].registered) grid_.prefetch(cold_[n].reg);
+        if (slots_[n].live) grid_.prefetch(slots_[n].where);
+      }
       const Slot& a = slots_[s];
-      if (!a.live || !within) continue;
+      const Cold& c = cold_[s];
+      st.memberships_touched += c.then_cells + (a.live ? a.where.cell_count : 0);
       const auto& partners = adj_[s];
+      if (c.committed) {
+        st.pair_visits += static_cast<std::int64_t>(partners.size());
+        for (const std::uint32_t t : partners) {
+          if ((slots_[t].dirty && t < s) || in_after(s, t)) continue;
+          events.ended.push_back(contact(s, c.committed_generation, c.user_then, t, cold_[t].committed_generation,
+                                         cold_[t].user_then));
+        }
+      }
+      sync_one(s);
+      if (!a.live || !within) continue;
       const bool stamped = partners.size() > kStampDegree;
       if (stamped) {
         next_token();
         for (const std::uint32_t t : partners) seen_[t] = token_;
       }
-      const std::size_t first = events.began.size();
       grid_.candidates(a.box, a.where.level, a.where.cells, [&](std::uint32_t t) {
         const Slot& b = slots_[t];
-        if (t == s || (b.dirty && t < s) || !overlaps(a.box, b.box) || !accepts(s, a, t, b)) return true;
+        if (t == s || (b.dirty && t > s) || !overlaps(a.box, b.box) || !accepts(s, a, t, b)) return true;
         if (stamped ? seen_[t] == token_ : std::find(partners.begin(), partners.end(), t) != partners.end()) {
           return true;
         }
-        if (static_cast<std::int64_t>(events.began.size()) >= room) {
-          within = false;
+        if (static_cast<std::int64_t>(events.began.size()) >= max_pairs) {
+          within = false;  // with the pair about to be added, more than max_pairs began
           return false;
         }
         events.began.push_back(contact(s, a.generation, a.user, t, b.generation, b.user));
         return true;
       }, st.pair_visits, [&](std::uint32_t t) { __builtin_prefetch(&slots_[t]); });
-      // Each box's pairs in slot order, so that a first build (every box dirty, every pair from its lower
-      // slot) comes out in canonical order without a sort of the whole list.
-      std::sort(events.began.begin() + static_cast<std::ptrdiff_t>(first), events.began.end());
     }
-    if (!within) {
+    synced_ = true;
+    const std::int64_t kept = pair_count_ - static_cast<std::int64_t>(events.ended.size());
+    if (!within || kept + static_cast<std::int64_t>(events.began.size()) > max_pairs) {
       return absl::ResourceExhaustedError(
           absl::StrCat("more than max_pairs = ", config.max_pairs.value(), " overlapping pairs (B7, E2)"));
     }

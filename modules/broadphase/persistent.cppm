@@ -268,28 +268,6 @@ template <std::size_t D>
   return true;
 }
 
-// Sorts `a` by its low `bits` bits, stably (the higher bits ride along: all zero, it is an ascending
-// sort): an LSD radix sort in passes of at most 11 bits through `scratch`, which keeps its capacity.
-inline void radix_sort_low(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& scratch, int bits) {
-  if (bits <= 0 || a.size() < 2) return;
-  const int passes = (bits + 10) / 11;
-  const int digit = (bits + passes - 1) / passes;
-  const std::size_t buckets = std::size_t{1} << digit;
-  const std::uint64_t mask = buckets - 1;
-  scratch.resize(a.size());
-  std::array<std::size_t, std::size_t{1} << 11> counts;
-  for (int p = 0; p < passes; ++p) {
-    const int shift = p * digit;
-    std::fill(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(buckets), 0);
-    for (const std::uint64_t w : a) ++counts[(w >> shift) & mask];
-    if (counts[(a[0] >> shift) & mask] == a.size()) continue;  // every word has the same digit
-    std::size_t sum = 0;
-    for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(counts[i], sum);
-    for (const std::uint64_t w : a) scratch[counts[(w >> shift) & mask]++] = w;
-    a.swap(scratch);
-  }
-}
-
 // The cell table of a CellGrid: open addressing with linear probing and backward-shift deletion (no
 // tombstones), one 64-byte entry per occupied (level, cell) holding its key, its first kInline members and
 // the index of an overflow list for the rest (lists come from a pool and keep their capacity when
@@ -569,7 +547,7 @@ class CellGrid {
       keys[i] = (static_cast<std::uint64_t>(i) << bits) | table_.home(pending[i].level, pending[i].cell);
     }
     std::vector<std::uint64_t> scratch;
-    radix_sort_low(keys, scratch, bits);
+    radix_sort(keys, scratch, 0, bits);
     for (std::size_t i = 0; i < keys.size(); ++i) {
       if (i + 16 < keys.size()) __builtin_prefetch(&pending[keys[i + 16] >> bits]);
       const Pending& p = pending[keys[i] >> bits];
@@ -1568,7 +1546,7 @@ class PersistentGrid {
     }
     found.resize(kept);
     if (static_cast<std::int64_t>(kept) > room) return false;
-    internal::radix_sort_low(found, sort_scratch_, 2 * bits);
+    internal::radix_sort(found, sort_scratch_, sort_counts_, 0, 2 * bits);
     for (const std::uint64_t w : found) {
       const auto s = static_cast<std::uint32_t>(w >> bits);
       const auto t = static_cast<std::uint32_t>(w & low);
@@ -1600,6 +1578,7 @@ class PersistentGrid {
   mutable std::vector<std::uint32_t> seen_;  // stamps of raycast() and of update()'s high-degree boxes
   std::vector<std::uint64_t> pair_scratch_;  // a first build's pairs, packed; reused
   std::vector<std::uint64_t> sort_scratch_;
+  std::vector<std::size_t> sort_counts_;     // its histograms; reused
   mutable std::uint32_t token_ = 0;
   bool synced_ = true;  // grid_ holds every box as given (no operation since the last sync())
   absl::int128 pending_memberships_ = 0;

@@ -1387,8 +1387,9 @@ class PersistentGrid {
         st.pair_visits += static_cast<std::int64_t>(partners.size());
         for (const std::uint32_t t : partners) {
           if ((slots_[t].dirty && t < s) || in_after(s, t)) continue;
-          events.ended.push_back(contact(s, c.committed_generation, c.user_then, t, cold_[t].committed_generation,
-                                         cold_[t].user_then));
+          // The handles and payloads as then are filled in before the commit (fill_ended): the
+          // partner's Cold is not in cache here.
+          events.ended.push_back(contact(s, 0, 0, t, 0, 0));
         }
       }
       sync_one(s);
@@ -1453,12 +1454,25 @@ class PersistentGrid {
       }
     }
 
-    // Commit: nothing above changed the grid or the pair set; from here on nothing fails.
-    for (const Contact& c : events.ended) {
+    fill_ended(events.ended);
+    // Commit: nothing above changed the grid or the pair set; from here on nothing fails. Each pair's
+    // adjacency lists are fetched a few pairs ahead.
+    constexpr std::size_t kAhead = 8;
+    for (std::size_t i = 0; i < events.ended.size(); ++i) {
+      if (i + kAhead < events.ended.size()) {
+        __builtin_prefetch(&adj_[events.ended[i + kAhead].a.slot]);
+        __builtin_prefetch(&adj_[events.ended[i + kAhead].b.slot]);
+      }
+      const Contact& c = events.ended[i];
       unlink(c.a.slot, c.b.slot);
       unlink(c.b.slot, c.a.slot);
     }
-    for (const Contact& c : events.began) {
+    for (std::size_t i = 0; i < events.began.size(); ++i) {
+      if (i + kAhead < events.began.size()) {
+        __builtin_prefetch(&adj_[events.began[i + kAhead].a.slot]);
+        __builtin_prefetch(&adj_[events.began[i + kAhead].b.slot]);
+      }
+      const Contact& c = events.began[i];
       adj_[c.a.slot].push_back(c.b.slot);
       adj_[c.b.slot].push_back(c.a.slot);
     }
@@ -1553,6 +1567,23 @@ class PersistentGrid {
       events.began.push_back(contact(s, slots_[s].generation, slots_[s].user, t, slots_[t].generation, slots_[t].user));
     }
     return true;
+  }
+
+  // Writes the committed generations and payloads (the state at the previous update) into ended pairs
+  // recorded by slots only, each pair's Cold entries fetched a few pairs ahead.
+  void fill_ended(std::vector<Contact>& ended) const {
+    constexpr std::size_t kAhead = 8;
+    for (std::size_t i = 0; i < ended.size(); ++i) {
+      if (i + kAhead < ended.size()) {
+        __builtin_prefetch(&cold_[ended[i + kAhead].a.slot].user_then);
+        __builtin_prefetch(&cold_[ended[i + kAhead].b.slot].user_then);
+      }
+      Contact& e = ended[i];
+      e.a.generation = cold_[e.a.slot].committed_generation;
+      e.user_a = cold_[e.a.slot].user_then;
+      e.b.generation = cold_[e.b.slot].committed_generation;
+      e.user_b = cold_[e.b.slot].user_then;
+    }
   }
 
   void unlink(std::uint32_t s, std::uint32_t t) {

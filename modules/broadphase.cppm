@@ -365,32 +365,8 @@ constexpr std::uint32_t all_flags() {
   return (std::uint32_t{1} << D) - 1;
 }
 
-// LSD radix sort of `a` by bits [shift, shift + bits) of each word; stable, so equal keys keep their
-// input order (ascending box ids). At most 11 bits per pass (2048 buckets stay in L1); a pass whose digit
-// is the same for every word is skipped.
-inline void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& scratch, int shift, int bits) {
-  if (bits <= 0 || a.size() < 2) return;
-  const int passes = (bits + 10) / 11;
-  const int digit = (bits + passes - 1) / passes;
-  const std::size_t buckets = std::size_t{1} << digit;
-  const std::uint64_t mask = buckets - 1;
-  std::vector<std::size_t> counts(buckets * static_cast<std::size_t>(passes), 0);
-  for (const std::uint64_t w : a) {
-    for (int p = 0; p < passes; ++p) {
-      ++counts[static_cast<std::size_t>(p) * buckets + ((w >> (shift + p * digit)) & mask)];
-    }
-  }
-  scratch.resize(a.size());
-  for (int p = 0; p < passes; ++p) {
-    std::size_t* c = counts.data() + static_cast<std::size_t>(p) * buckets;
-    const int s = shift + p * digit;
-    if (c[(a[0] >> s) & mask] == a.size()) continue;  // every word has the same digit
-    std::size_t sum = 0;
-    for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(c[i], sum);
-    for (const std::uint64_t w : a) scratch[c[(w >> s) & mask]++] = w;
-    a.swap(scratch);
-  }
-}
+// radix_sort(a, scratch, shift, bits) is :spec's, shared with the persistent grid (issue 15): stable, so
+// equal keys keep their input order (ascending box ids).
 
 // radix_sort over a task system (B15): the same passes, each a histogram of every part's contiguous
 // range and then a scatter of each range to its bucket offsets, taken bucket by bucket and, within a

@@ -15,8 +15,9 @@
 // An update works on the dirty boxes only (inserted, moved, removed or refiltered since the previous
 // update): it writes their registrations into an open-addressing cell table (only the cells that change),
 // takes the pairs each may leave from its adjacency list (the pair set is kept per slot) and the pairs
-// each may enter from a query of its cells; a candidate is taken in its reference cell only (B9, from
-// start flags kept per membership) and, when both boxes are dirty, only from the lower slot. Nothing of
+// each may enter from a query of its cells, one box after the other in slot order; a candidate is taken in
+// its reference cell only (B9, from start flags kept per membership) and, when both boxes are dirty, only
+// from the higher slot (whose query comes after the lower box's registration moved). Nothing of
 // the pair set or the committed state changes until every budget is known to hold, so a refused update
 // changes nothing observable.
 // Spec: docs/broadphase.md (clauses E1-E12). Checker and model: lwc.contracts.broadphase.
@@ -267,28 +268,6 @@ template <std::size_t D>
   return true;
 }
 
-// Sorts `a` by its low `bits` bits, stably (the higher bits ride along: all zero, it is an ascending
-// sort): an LSD radix sort in passes of at most 11 bits through `scratch`, which keeps its capacity.
-inline void radix_sort_low(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& scratch, int bits) {
-  if (bits <= 0 || a.size() < 2) return;
-  const int passes = (bits + 10) / 11;
-  const int digit = (bits + passes - 1) / passes;
-  const std::size_t buckets = std::size_t{1} << digit;
-  const std::uint64_t mask = buckets - 1;
-  scratch.resize(a.size());
-  std::array<std::size_t, std::size_t{1} << 11> counts;
-  for (int p = 0; p < passes; ++p) {
-    const int shift = p * digit;
-    std::fill(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(buckets), 0);
-    for (const std::uint64_t w : a) ++counts[(w >> shift) & mask];
-    if (counts[(a[0] >> shift) & mask] == a.size()) continue;  // every word has the same digit
-    std::size_t sum = 0;
-    for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(counts[i], sum);
-    for (const std::uint64_t w : a) scratch[counts[(w >> shift) & mask]++] = w;
-    a.swap(scratch);
-  }
-}
-
 // The cell table of a CellGrid: open addressing with linear probing and backward-shift deletion (no
 // tombstones), one 64-byte entry per occupied (level, cell) holding its key, its first kInline members and
 // the index of an overflow list for the rest (lists come from a pool and keep their capacity when
@@ -343,7 +322,6 @@ class CellTable {
   void prefetch(int level, const std::array<std::int64_t, D>& c) const {
     if (size_ != 0) __builtin_prefetch(&entries_[home(level, c)]);
   }
-
   // The number of occupied cells.
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
@@ -569,7 +547,7 @@ class CellGrid {
       keys[i] = (static_cast<std::uint64_t>(i) << bits) | table_.home(pending[i].level, pending[i].cell);
     }
     std::vector<std::uint64_t> scratch;
-    radix_sort_low(keys, scratch, bits);
+    radix_sort(keys, scratch, 0, bits);
     for (std::size_t i = 0; i < keys.size(); ++i) {
       if (i + 16 < keys.size()) __builtin_prefetch(&pending[keys[i + 16] >> bits]);
       const Pending& p = pending[keys[i] >> bits];
@@ -677,7 +655,6 @@ class CellGrid {
     if (where.cell_count > 8) return;
     for_each_cell_of<D>(where.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t) { table_.prefetch(where.level, c); });
   }
-
  private:
 
   Level& level_of(int lv) {
@@ -873,7 +850,7 @@ class PersistentGrid {
     if (!where.ok()) return where.status();
     internal::Placed<D> volume;
     if (motion == Motion::kSwept) {
-      const Box<D>& start = s.volume != kNone ? volumes_[s.volume].placed.box : (s.teleported ? s.box : c.then_box);
+      const Box<D>& start = s.swept ? volumes_[s.volume].placed.box : (s.teleported ? s.box : c.then_box);
       volume.box = internal::hull(start, box);
       absl::StatusOr<Placement<D>> swept = spec_.place(volume.box, handle.slot);
       if (!swept.ok()) {
@@ -886,8 +863,9 @@ class PersistentGrid {
     s.box = box;
     s.where = *where;
     if (motion == Motion::kSwept) {
-      if (s.volume == kNone) {
+      if (!s.swept) {
         s.volume = static_cast<std::uint32_t>(volumes_.size());
+        s.swept = true;
         volumes_.push_back({handle.slot, volume});
       } else {
         volumes_[s.volume].placed = volume;
@@ -1107,9 +1085,11 @@ class PersistentGrid {
   // From this many new boxes in one update on, sync() registers them together (CellGrid::add_many).
   static constexpr std::size_t kManyAdds = 4096;
 
-  // The state an update reads for every candidate, as last given (one cache line in 2D).
-  // Invariant: live => `box` is registered in grid_ at `where`.
-  struct Slot {
+  // The state of a box as last given. What an update reads for every candidate (box, filter, payload,
+  // generation, flags) fills the first 64 bytes, and in 2D the slot is aligned to them, so that a
+  // candidate's test reads one cache line; `volume` and `where`, read by the box's own operations only,
+  // follow. Invariant: live => `box` is registered in grid_ at `where`.
+  struct alignas(D == 2 ? 64 : alignof(Box<D>)) Slot {
     Box<D> box{};
     Filter filter;
     UserData user = 0;
@@ -1117,9 +1097,11 @@ class PersistentGrid {
     bool live = false;
     bool dirty = false;
     bool teleported = false;  // inserted or teleported in this step: the step volume starts at `box`
+    bool swept = false;       // swept in this step. Invariant: swept == (volume != kNone)
     std::uint32_t volume = kNone;  // index into volumes_, if swept in this step
     Placement<D> where{};  // of `box`, if live
   };
+  static_assert(D != 2 || offsetof(Slot, volume) == 64, "a 2D slot's candidate fields are one cache line");
   // The rest. Invariant: committed => then_box, user_then and committed_generation are the box's state at
   // the last update; not dirty => that state equals the one given, and committed == live.
   struct Cold {
@@ -1167,6 +1149,7 @@ class PersistentGrid {
     volumes_[at] = volumes_.back();
     volumes_.pop_back();
     slots_[slot].volume = kNone;
+    slots_[slot].swept = false;
   }
 
   // A fresh token for the stamps of seen_ (sized to the slots); on wrap-around every stamp is cleared.
@@ -1272,11 +1255,35 @@ class PersistentGrid {
   }
 
   // Brings grid_ to the boxes as given: the operations only record, and the registrations of all dirty
-  // boxes are written here in one pass, each box's cells prefetched a few boxes ahead. Invisible to every
-  // observer (queries look past unsynced dirty boxes), so a refused update may have done it.
+  // boxes are written here in one pass (or by update_into's pass, box by box through sync_one), each box's
+  // cells prefetched a few boxes ahead. Invisible to every observer (queries look past unsynced dirty
+  // boxes), so a refused update may have done it.
   void sync() {
     if (synced_) return;
-    // Many new boxes (a first build, a large spawn): registered together, in table order.
+    if (register_many()) {
+      synced_ = true;
+      return;
+    }
+    for (std::size_t i = 0; i < dirty_.size(); ++i) {
+      if (i + 3 < dirty_.size()) {
+        __builtin_prefetch(&slots_[dirty_[i + 3]].where);
+        __builtin_prefetch(&slots_[dirty_[i + 3]]);
+        __builtin_prefetch(&cold_[dirty_[i + 3]]);
+      }
+      if (i + 1 < dirty_.size()) {
+        const std::uint32_t n = dirty_[i + 1];
+        if (cold_[n].registered) grid_.prefetch(cold_[n].reg);
+        if (slots_[n].live) grid_.prefetch(slots_[n].where);
+      }
+      sync_one(dirty_[i]);
+    }
+    synced_ = true;
+  }
+
+  // Many new boxes (a first build, a large spawn) are registered together, in table order
+  // (CellGrid::add_many): true iff that was every dirty box.
+  [[nodiscard]] bool register_many() {
+    if (dirty_.size() < kManyAdds) return false;
     std::size_t fresh = 0;
     for (const std::uint32_t t : dirty_) fresh += (!cold_[t].registered && slots_[t].live) ? 1 : 0;
     if (fresh >= kManyAdds) {
@@ -1290,35 +1297,24 @@ class PersistentGrid {
         cold_[t].registered = true;
         cold_[t].reg = slots_[t].where;
       }
-      if (adds.size() == dirty_.size()) {
-        synced_ = true;
-        return;
-      }
+      return adds.size() == dirty_.size();
     }
-    for (std::size_t i = 0; i < dirty_.size(); ++i) {
-      if (i + 3 < dirty_.size()) {
-        __builtin_prefetch(&slots_[dirty_[i + 3]].where);
-        __builtin_prefetch(&cold_[dirty_[i + 3]]);
-      }
-      if (i + 1 < dirty_.size()) {
-        const std::uint32_t n = dirty_[i + 1];
-        if (cold_[n].registered) grid_.prefetch(cold_[n].reg);
-        if (slots_[n].live) grid_.prefetch(slots_[n].where);
-      }
-      const std::uint32_t t = dirty_[i];
-      const Slot& a = slots_[t];
-      Cold& c = cold_[t];
-      if (c.registered && a.live) {
-        grid_.move(t, c.reg, a.where);
-      } else if (c.registered) {
-        grid_.erase(t, c.reg);
-      } else if (a.live) {
-        grid_.add(t, a.where);
-      }
-      c.registered = a.live;
-      c.reg = a.where;
+    return false;
+  }
+
+  // Brings the registration of one dirty box to the box as given (nothing when it already is).
+  void sync_one(std::uint32_t t) {
+    const Slot& a = slots_[t];
+    Cold& c = cold_[t];
+    if (c.registered && a.live) {
+      grid_.move(t, c.reg, a.where);
+    } else if (c.registered) {
+      grid_.erase(t, c.reg);
+    } else if (a.live) {
+      grid_.add(t, a.where);
     }
-    synced_ = true;
+    c.registered = a.live;
+    c.reg = a.where;
   }
 
   [[nodiscard]] absl::Status update_into(ContactEvents& events) {
@@ -1338,76 +1334,88 @@ class PersistentGrid {
     UpdateStats& st = events.stats;
     st.dirty = static_cast<std::int64_t>(dirty_.size());
     if (!std::is_sorted(dirty_.begin(), dirty_.end())) std::sort(dirty_.begin(), dirty_.end());
-    sync();
-    for (std::size_t i = 0; i < dirty_.size(); ++i) {
-      const std::uint32_t slot = dirty_[i];
-      if (i + 8 < dirty_.size()) {
-        __builtin_prefetch(&cold_[dirty_[i + 8]]);
-        __builtin_prefetch(&slots_[dirty_[i + 8]]);
-      }
-      const Cold& c = cold_[slot];
-      st.memberships_touched += c.then_cells + (slots_[slot].live ? slots_[slot].where.cell_count : 0);
-    }
     for (const Volume& v : volumes_) st.memberships_touched += v.placed.where.cell_count;
-
-    // Ended: from each dirty box that was live, its pairs at the previous update (its adjacency is P(S)),
-    // each pair once: a pair of two dirty boxes from the lower slot.
-    for (std::size_t i = 0; i < dirty_.size(); ++i) {
-      const std::uint32_t s = dirty_[i];
-      if (i + 4 < dirty_.size()) {
-        __builtin_prefetch(&cold_[dirty_[i + 4]]);
-        __builtin_prefetch(&adj_[dirty_[i + 4]]);
-        __builtin_prefetch(&slots_[dirty_[i + 4]]);
-      }
-      const Cold& c = cold_[s];
-      if (!c.committed) continue;
-      for (const std::uint32_t t : adj_[s]) __builtin_prefetch(&slots_[t]);
-      st.pair_visits += static_cast<std::int64_t>(adj_[s].size());
-      for (const std::uint32_t t : adj_[s]) {
-        if ((slots_[t].dirty && t < s) || in_after(s, t)) continue;
-        events.ended.push_back(contact(s, c.committed_generation, c.user_then, t, cold_[t].committed_generation,
-                                       cold_[t].user_then));
-      }
-    }
-    // Began: from each dirty live box, its partners now (the grid holds the boxes as given), kept when
-    // the pair was not in P(S). The pair count after the update is known as the pairs are found.
-    const std::int64_t kept = pair_count_ - static_cast<std::int64_t>(events.ended.size());
-    const std::int64_t room = config.max_pairs.value() - kept;
-    bool within = room >= 0;
+    const std::int64_t max_pairs = config.max_pairs.value();
+    bool within = true;
     // A first build (no box committed before, one level): every pair is new, and is taken cell by cell.
-    const bool first_build = committed_live_ == 0 && occupied_levels() <= 1;
-    if (first_build && within) within = began_of_first_build(events, room, st.pair_visits);
+    bool first_build = false;
+    if (committed_live_ == 0) {
+      sync();
+      first_build = occupied_levels() <= 1;
+    } else if (!synced_) {
+      (void)register_many();
+    }
+    if (first_build) {
+      for (const std::uint32_t slot : dirty_) {
+        st.memberships_touched += cold_[slot].then_cells + (slots_[slot].live ? slots_[slot].where.cell_count : 0);
+      }
+      within = began_of_first_build(events, max_pairs - pair_count_, st.pair_visits);
+    }
+    // Otherwise one pass over the dirty boxes in ascending slot order, each taken whole while its lines are
+    // in cache: its ended pairs, its registration (sync_one), its began pairs.
+    //   Ended: its pairs at the previous update (its adjacency is P(S)) that are not in P(S'), each pair
+    //   once: a pair of two dirty boxes from the lower slot.
+    //   Began: its partners now, kept when the pair was not in P(S). Every dirty box below it is already
+    //   registered where it is now, every one above it not yet: a pair of two dirty boxes is taken from
+    //   the higher slot. The pair count after the update is checked once every ended pair is known; the
+    //   pass stops early only when the began pairs alone exceed max_pairs.
     for (std::size_t i = 0; i < dirty_.size() && !first_build; ++i) {
       const std::uint32_t s = dirty_[i];
-      if (i + 2 < dirty_.size() && slots_[dirty_[i + 2]].live) grid_.prefetch(slots_[dirty_[i + 2]].where);
-      if (i + 4 < dirty_.size()) __builtin_prefetch(&slots_[dirty_[i + 4]].where);
+      if (i + 8 < dirty_.size()) {
+        const std::uint32_t n = dirty_[i + 8];
+        __builtin_prefetch(&slots_[n]);
+        __builtin_prefetch(&slots_[n].where);
+        __builtin_prefetch(&cold_[n]);
+        __builtin_prefetch(&adj_[n]);
+      }
+      if (i + 4 < dirty_.size()) {
+        const std::uint32_t n = dirty_[i + 4];
+        if (cold_[n].committed) {
+          for (const std::uint32_t t : adj_[n]) __builtin_prefetch(&slots_[t]);
+        }
+      }
+      if (i + 2 < dirty_.size()) {
+        const std::uint32_t n = dirty_[i + 2];
+        if (cold_[n].registered) grid_.prefetch(cold_[n].reg);
+        if (slots_[n].live) grid_.prefetch(slots_[n].where);
+      }
       const Slot& a = slots_[s];
-      if (!a.live || !within) continue;
+      const Cold& c = cold_[s];
+      st.memberships_touched += c.then_cells + (a.live ? a.where.cell_count : 0);
       const auto& partners = adj_[s];
+      if (c.committed) {
+        st.pair_visits += static_cast<std::int64_t>(partners.size());
+        for (const std::uint32_t t : partners) {
+          if ((slots_[t].dirty && t < s) || in_after(s, t)) continue;
+          // The handles and payloads as then are filled in before the commit (fill_ended): the
+          // partner's Cold is not in cache here.
+          events.ended.push_back(contact(s, 0, 0, t, 0, 0));
+        }
+      }
+      sync_one(s);
+      if (!a.live || !within) continue;
       const bool stamped = partners.size() > kStampDegree;
       if (stamped) {
         next_token();
         for (const std::uint32_t t : partners) seen_[t] = token_;
       }
-      const std::size_t first = events.began.size();
       grid_.candidates(a.box, a.where.level, a.where.cells, [&](std::uint32_t t) {
         const Slot& b = slots_[t];
-        if (t == s || (b.dirty && t < s) || !overlaps(a.box, b.box) || !accepts(s, a, t, b)) return true;
+        if (t == s || (b.dirty && t > s) || !overlaps(a.box, b.box) || !accepts(s, a, t, b)) return true;
         if (stamped ? seen_[t] == token_ : std::find(partners.begin(), partners.end(), t) != partners.end()) {
           return true;
         }
-        if (static_cast<std::int64_t>(events.began.size()) >= room) {
-          within = false;
+        if (static_cast<std::int64_t>(events.began.size()) >= max_pairs) {
+          within = false;  // with the pair about to be added, more than max_pairs began
           return false;
         }
         events.began.push_back(contact(s, a.generation, a.user, t, b.generation, b.user));
         return true;
       }, st.pair_visits, [&](std::uint32_t t) { __builtin_prefetch(&slots_[t]); });
-      // Each box's pairs in slot order, so that a first build (every box dirty, every pair from its lower
-      // slot) comes out in canonical order without a sort of the whole list.
-      std::sort(events.began.begin() + static_cast<std::ptrdiff_t>(first), events.began.end());
     }
-    if (!within) {
+    synced_ = true;
+    const std::int64_t kept = pair_count_ - static_cast<std::int64_t>(events.ended.size());
+    if (!within || kept + static_cast<std::int64_t>(events.began.size()) > max_pairs) {
       return absl::ResourceExhaustedError(
           absl::StrCat("more than max_pairs = ", config.max_pairs.value(), " overlapping pairs (B7, E2)"));
     }
@@ -1421,7 +1429,7 @@ class PersistentGrid {
         const Slot& a = slots_[s];
         const auto found = [&](std::uint32_t t, const Box<D>& other) {
           const Slot& b = slots_[t];
-          if (t == s || (slots_[t].volume != kNone && t < s) || !overlaps(v.placed.box, other)) return true;
+          if (t == s || (slots_[t].swept && t < s) || !overlaps(v.placed.box, other)) return true;
           if (overlaps(a.box, b.box) || !accepts(s, a, t, b)) return true;
           if (events.swept.size() >= static_cast<std::size_t>(config.max_pairs.value())) {
             within = false;
@@ -1431,7 +1439,7 @@ class PersistentGrid {
           return true;
         };
         grid_.candidates(v.placed.box, v.placed.where.level, v.placed.where.cells, [&](std::uint32_t t) {
-          return slots_[t].volume != kNone || found(t, slots_[t].box);
+          return slots_[t].swept || found(t, slots_[t].box);
         }, st.pair_visits);
         if (!within) break;
         volume_grid_.candidates(v.placed.box, v.placed.where.level, v.placed.where.cells, [&](std::uint32_t t) {
@@ -1446,12 +1454,25 @@ class PersistentGrid {
       }
     }
 
-    // Commit: nothing above changed the grid or the pair set; from here on nothing fails.
-    for (const Contact& c : events.ended) {
+    fill_ended(events.ended);
+    // Commit: nothing above changed the grid or the pair set; from here on nothing fails. Each pair's
+    // adjacency lists are fetched a few pairs ahead.
+    constexpr std::size_t kAhead = 8;
+    for (std::size_t i = 0; i < events.ended.size(); ++i) {
+      if (i + kAhead < events.ended.size()) {
+        __builtin_prefetch(&adj_[events.ended[i + kAhead].a.slot]);
+        __builtin_prefetch(&adj_[events.ended[i + kAhead].b.slot]);
+      }
+      const Contact& c = events.ended[i];
       unlink(c.a.slot, c.b.slot);
       unlink(c.b.slot, c.a.slot);
     }
-    for (const Contact& c : events.began) {
+    for (std::size_t i = 0; i < events.began.size(); ++i) {
+      if (i + kAhead < events.began.size()) {
+        __builtin_prefetch(&adj_[events.began[i + kAhead].a.slot]);
+        __builtin_prefetch(&adj_[events.began[i + kAhead].b.slot]);
+      }
+      const Contact& c = events.began[i];
       adj_[c.a.slot].push_back(c.b.slot);
       adj_[c.b.slot].push_back(c.a.slot);
     }
@@ -1465,6 +1486,7 @@ class PersistentGrid {
       c.committed = s.live;
       c.committed_generation = s.generation;
       s.teleported = false;
+      s.swept = false;
       s.volume = kNone;
       s.dirty = false;
     }
@@ -1538,13 +1560,30 @@ class PersistentGrid {
     }
     found.resize(kept);
     if (static_cast<std::int64_t>(kept) > room) return false;
-    internal::radix_sort_low(found, sort_scratch_, 2 * bits);
+    internal::radix_sort(found, sort_scratch_, sort_counts_, 0, 2 * bits);
     for (const std::uint64_t w : found) {
       const auto s = static_cast<std::uint32_t>(w >> bits);
       const auto t = static_cast<std::uint32_t>(w & low);
       events.began.push_back(contact(s, slots_[s].generation, slots_[s].user, t, slots_[t].generation, slots_[t].user));
     }
     return true;
+  }
+
+  // Writes the committed generations and payloads (the state at the previous update) into ended pairs
+  // recorded by slots only, each pair's Cold entries fetched a few pairs ahead.
+  void fill_ended(std::vector<Contact>& ended) const {
+    constexpr std::size_t kAhead = 8;
+    for (std::size_t i = 0; i < ended.size(); ++i) {
+      if (i + kAhead < ended.size()) {
+        __builtin_prefetch(&cold_[ended[i + kAhead].a.slot].user_then);
+        __builtin_prefetch(&cold_[ended[i + kAhead].b.slot].user_then);
+      }
+      Contact& e = ended[i];
+      e.a.generation = cold_[e.a.slot].committed_generation;
+      e.user_a = cold_[e.a.slot].user_then;
+      e.b.generation = cold_[e.b.slot].committed_generation;
+      e.user_b = cold_[e.b.slot].user_then;
+    }
   }
 
   void unlink(std::uint32_t s, std::uint32_t t) {
@@ -1570,6 +1609,7 @@ class PersistentGrid {
   mutable std::vector<std::uint32_t> seen_;  // stamps of raycast() and of update()'s high-degree boxes
   std::vector<std::uint64_t> pair_scratch_;  // a first build's pairs, packed; reused
   std::vector<std::uint64_t> sort_scratch_;
+  std::vector<std::size_t> sort_counts_;     // its histograms; reused
   mutable std::uint32_t token_ = 0;
   bool synced_ = true;  // grid_ holds every box as given (no operation since the last sync())
   absl::int128 pending_memberships_ = 0;

@@ -18,6 +18,8 @@ module;
 #include <cstdint>
 #include <limits>
 #include <ostream>
+#include <utility>
+#include <vector>
 
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
@@ -269,6 +271,43 @@ class Stopwatch {
 [[nodiscard]] inline double level_cell_size(double h, int level) {
   double out = 0;
   return level_cell_size(h, level, out) ? out : 0.0;
+}
+
+// radix_sort()
+//
+// LSD radix sort of `a` by bits [shift, shift + bits) of each word; stable, so equal keys keep their
+// input order. At most 11 bits per pass (2048 buckets stay in L1), every pass's histogram counted in one
+// read of `a`; a pass whose digit is the same for every word is skipped. `scratch` and `counts` keep their
+// capacity: a caller that keeps them allocates nothing once warm. The one radix sort of find_pairs and of
+// the persistent grid (issue 15).
+inline void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& scratch,
+                       std::vector<std::size_t>& counts, int shift, int bits) {
+  if (bits <= 0 || a.size() < 2) return;
+  const int passes = (bits + 10) / 11;
+  const int digit = (bits + passes - 1) / passes;
+  const std::size_t buckets = std::size_t{1} << digit;
+  const std::uint64_t mask = buckets - 1;
+  counts.assign(buckets * static_cast<std::size_t>(passes), 0);
+  for (const std::uint64_t w : a) {
+    for (int p = 0; p < passes; ++p) {
+      ++counts[static_cast<std::size_t>(p) * buckets + ((w >> (shift + p * digit)) & mask)];
+    }
+  }
+  scratch.resize(a.size());
+  for (int p = 0; p < passes; ++p) {
+    std::size_t* c = counts.data() + static_cast<std::size_t>(p) * buckets;
+    const int s = shift + p * digit;
+    if (c[(a[0] >> s) & mask] == a.size()) continue;  // every word has the same digit
+    std::size_t sum = 0;
+    for (std::size_t i = 0; i < buckets; ++i) sum += std::exchange(c[i], sum);
+    for (const std::uint64_t w : a) scratch[c[(w >> s) & mask]++] = w;
+    a.swap(scratch);
+  }
+}
+// The same with counts of its own (allocated per call).
+inline void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& scratch, int shift, int bits) {
+  std::vector<std::size_t> counts;
+  radix_sort(a, scratch, counts, shift, bits);
 }
 
 }  // namespace lwc::internal

@@ -769,8 +769,8 @@ TEST(Persistent, ThousandsOfMovingBoxesMatchFindPairsEveryFrame) {
 TEST(Persistent, ManyNewBoxesInOneUpdateMatchFindPairs) {
   // E1, E2: updates that register thousands of new boxes together (CellGrid::add_many, from 4,096 new
   // boxes on) — a first build of 6,000, and 5,000 added to 1,000 committed boxes while some of those
-  // move — then frames of moves and teleports over the boxes registered so: every frame against
-  // find_pairs and the difference of consecutive results.
+  // move — then frames of moves and teleports over the boxes registered so, and one in which every box
+  // moves: every frame against find_pairs and the difference of consecutive results.
   for (const int committed_first : {0, 1000}) {
     std::mt19937_64 rng(11);
     std::uniform_real_distribution<double> pos(0, 150);
@@ -811,6 +811,14 @@ TEST(Persistent, ManyNewBoxesInOneUpdateMatchFindPairs) {
       move_some(boxes.size());
       judge();
     }
+    // A frame in which every box moves: 6,000 dirty boxes, none new, so they are not registered
+    // together but one by one, as any moved box.
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      const double d = jitter(rng);
+      boxes[i] = box(boxes[i].min[0] + d, boxes[i].min[1] - d, boxes[i].max[0] + d, boxes[i].max[1] - d);
+      ASSERT_TRUE(grid.move(handles[i], boxes[i]).ok());
+    }
+    judge();
   }
 }
 

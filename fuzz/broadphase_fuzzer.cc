@@ -423,8 +423,11 @@ void run_float(FuzzedDataProvider& in, std::uint8_t mode) {
   const std::span<const lwc::Box<D>> doubles(widened);
   const absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(doubles, config);
   require(lwc::contracts::check_find_pairs(doubles, config, r));  // B1-B4 B6 B7 B11 B12 on the widened boxes
-  const absl::StatusOr<lwc::BoxView<D, float>> view = lwc::BoxView<D, float>::strided(
-      memory.data(), memory.data() + D + pad, widened.size(), stride * sizeof(float));
+  // With no box, memory.data() may be null, and null + offset is undefined: the view gets two nulls.
+  const float* const min = memory.data();
+  const float* const max = memory.empty() ? nullptr : min + D + pad;
+  const absl::StatusOr<lwc::BoxView<D, float>> view =
+      lwc::BoxView<D, float>::strided(min, max, widened.size(), stride * sizeof(float));
   if (!view.ok()) require(absl::InternalError("B13 view: a valid layout was refused"));
   check_entries<D>(*view, config, r, static_cast<std::size_t>(mode) * 5 % 89, 2 + mode % 7);  // B13 B14 B15
 }

@@ -1106,7 +1106,8 @@ BoxView<D, F> random_layout(const std::vector<std::array<F, D>>& mins, const std
   const std::size_t stride = pad + D + gap + D + tail;
   const std::size_t first = pad;
   const std::size_t second = pad + D + gap;
-  memory.assign(std::max<std::size_t>(1, mins.size() * stride), F{-7});
+  // At least one stride, so that both corner pointers of an empty view point into the array.
+  memory.assign(std::max(stride, mins.size() * stride), F{-7});
   for (std::size_t i = 0; i < mins.size(); ++i) {
     std::copy(mins[i].begin(), mins[i].end(), memory.begin() + static_cast<std::ptrdiff_t>(i * stride + (max_first ? second : first)));
     std::copy(maxs[i].begin(), maxs[i].end(), memory.begin() + static_cast<std::ptrdiff_t>(i * stride + (max_first ? first : second)));

@@ -322,6 +322,7 @@ class CellTable {
   void prefetch(int level, const std::array<std::int64_t, D>& c) const {
     if (size_ != 0) __builtin_prefetch(&entries_[home(level, c)]);
   }
+
   // The number of occupied cells.
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
@@ -655,6 +656,7 @@ class CellGrid {
     if (where.cell_count > 8) return;
     for_each_cell_of<D>(where.cells, [&](const std::array<std::int64_t, D>& c, std::uint32_t) { table_.prefetch(where.level, c); });
   }
+
  private:
 
   Level& level_of(int lv) {

@@ -58,6 +58,14 @@ using lwc::fuzzing::require;
 
 double raw_double(FuzzedDataProvider& in) { return std::bit_cast<double>(lwc::fuzzing::word(in)); }
 
+// The cell sizes of most inputs; mode bit 2 asks for any double instead (any bits: NaN, infinities, 0 and
+// subnormals included).
+constexpr std::array<double, 6> kSizes = {0.5, 1.0, 2.0, 3.0, 0.1, 1.0 / 3.0};
+
+double cell_size(FuzzedDataProvider& in, std::uint8_t mode) {
+  return (mode & 4) != 0 ? raw_double(in) : kSizes[in.ConsumeIntegral<std::uint8_t>() % kSizes.size()];
+}
+
 double nudge(double v, int steps) {
   for (int i = 0; i < std::abs(steps); ++i) {
     v = std::nextafter(v, steps > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity());
@@ -174,8 +182,7 @@ void check_entries(const lwc::BoxView<D, F>& boxes, const lwc::GridConfig& confi
 
 template <std::size_t D>
 void run(FuzzedDataProvider& in, std::uint8_t mode) {
-  constexpr std::array<double, 6> kSizes = {0.5, 1.0, 2.0, 3.0, 0.1, 1.0 / 3.0};
-  const double h = (mode & 4) != 0 ? raw_double(in) : kSizes[in.ConsumeIntegral<std::uint8_t>() % kSizes.size()];
+  const double h = cell_size(in, mode);
   lwc::GridConfig config;
   if (!configure(in, mode, h, 20000, 2000, config)) return;
   const double h2 = (mode & 8) != 0 ? h * 2 : kSizes[mode % kSizes.size()];
@@ -308,8 +315,7 @@ bool engine_step(FuzzedDataProvider& in, lwc::PersistentGrid<D>& grid, lwc::cont
 
 template <std::size_t D>
 void run_persistent(FuzzedDataProvider& in, std::uint8_t mode) {
-  constexpr std::array<double, 6> kSizes = {0.5, 1.0, 2.0, 3.0, 0.1, 1.0 / 3.0};
-  const double h = (mode & 4) != 0 ? raw_double(in) : kSizes[in.ConsumeIntegral<std::uint8_t>() % kSizes.size()];
+  const double h = cell_size(in, mode);
   lwc::GridConfig config;
   if (!configure(in, mode, h, 400, 100, config)) return;
   absl::StatusOr<lwc::PersistentGrid<D>> grid = lwc::PersistentGrid<D>::create(config);
@@ -398,8 +404,7 @@ float float_coordinate(FuzzedDataProvider& in, double h) {
 // B13: float boxes in an array of structs of a fuzzed stride, against their widened doubles.
 template <std::size_t D>
 void run_float(FuzzedDataProvider& in, std::uint8_t mode) {
-  constexpr std::array<double, 6> kSizes = {0.5, 1.0, 2.0, 3.0, 0.1, 1.0 / 3.0};
-  const double h = (mode & 4) != 0 ? raw_double(in) : kSizes[in.ConsumeIntegral<std::uint8_t>() % kSizes.size()];
+  const double h = cell_size(in, mode);
   lwc::GridConfig config;
   if (!configure(in, mode, h, 20000, 2000, config)) return;
   const std::size_t pad = in.ConsumeIntegralInRange<std::size_t>(0, 3);  // floats before the max corner

@@ -304,6 +304,7 @@ inline void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>
     a.swap(scratch);
   }
 }
+
 // The same with counts of its own (allocated per call).
 inline void radix_sort(std::vector<std::uint64_t>& a, std::vector<std::uint64_t>& scratch, int shift, int bits) {
   std::vector<std::size_t> counts;

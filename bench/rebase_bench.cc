@@ -92,6 +92,49 @@ void to_render_oriented_lwc(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+// The same turn for every object in one call: the rotation is checked once.
+void to_render_all_oriented_lwc(benchmark::State& state) {
+  const std::vector<lwc::WorldPosition<3>> objects = anchors(static_cast<std::size_t>(state.range(0)));
+  const lwc::OriginCoordinator<3> view = make_view();
+  const double c = std::cos(0.5235987755982988);
+  const double s = std::sin(0.5235987755982988);
+  const lwc::Rotation<3> r{{{{c, -s, 0.0}, {s, c, 0.0}, {0.0, 0.0, 1.0}}}};
+  std::vector<std::array<float, 3>> locals(objects.size());
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(view.to_render_all_oriented(objects, r, locals));
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+// The seed's toRenderSpace in double, turned by the same rotation in double, then to float: no bubble,
+// no validation, no bound.
+void to_render_oriented_seed(benchmark::State& state) {
+  const std::vector<lwc::WorldPosition<3>> objects = anchors(static_cast<std::size_t>(state.range(0)));
+  std::vector<std::array<float, 3>> locals(objects.size());
+  std::array<std::int64_t, 3> origin{};
+  std::int64_t size = kCellSize;
+  const double c = std::cos(0.5235987755982988);
+  const double s = std::sin(0.5235987755982988);
+  std::array<std::array<double, 3>, 3> r{{{c, -s, 0.0}, {s, c, 0.0}, {0.0, 0.0, 1.0}}};
+  benchmark::DoNotOptimize(origin.data());
+  benchmark::DoNotOptimize(size);
+  benchmark::DoNotOptimize(r.data());
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+      std::array<double, 3> x{};
+      for (std::size_t a = 0; a < 3; ++a) {
+        x[a] = static_cast<double>((objects[i].cell[a] - origin[a]) * size) + objects[i].offset[a];
+      }
+      for (std::size_t a = 0; a < 3; ++a) {
+        locals[i][a] = static_cast<float>(r[a][0] * x[0] + r[a][1] * x[1] + r[a][2] * x[2]);
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
 // The plan/commit floating-origin example's toRenderSpace, in double, then to float for the GPU.
 void to_render_seed(benchmark::State& state) {
   const std::vector<lwc::WorldPosition<3>> objects = anchors(static_cast<std::size_t>(state.range(0)));
@@ -276,6 +319,9 @@ const bool registered = [] {
   benchmark::RegisterBenchmark("to_render.baseline_seed002", to_render_seed)->Arg(1 << 14);
   benchmark::RegisterBenchmark("oriented.lwc", to_render_oriented_lwc)->Arg(1 << 14);
   benchmark::RegisterBenchmark("oriented.baseline_lwc_unrotated", to_render_single_lwc)->Arg(1 << 14);
+  benchmark::RegisterBenchmark("oriented_batch.lwc", to_render_all_oriented_lwc)->Arg(1 << 14);
+  benchmark::RegisterBenchmark("oriented_batch.baseline_lwc_unrotated", to_render_batch_lwc)->Arg(1 << 14);
+  benchmark::RegisterBenchmark("oriented_batch.baseline_seed002_rotated", to_render_oriented_seed)->Arg(1 << 14);
   for (const std::int64_t n : {10000, 100000}) {
     benchmark::RegisterBenchmark("rebase.lwc", rebase_lwc)->Arg(n);
     benchmark::RegisterBenchmark("rebase.baseline_float_shift", rebase_float_shift)->Arg(n);

@@ -214,8 +214,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const lwc::Rotation<2> rot{{{{clean(std::cos(angle)), clean(-std::sin(angle))},
                                      {clean(std::sin(angle)), clean(std::cos(angle))}}}};
         if (lwc::OriginCoordinator<2>::rotation_status(rot).ok()) {
-          require(lwc::contracts::check_oriented_render<2>(spec, model.origin(), model.version(), rot, p,
-                                                           view.to_render_oriented(p, rot)));  // R17
+          const absl::StatusOr<lwc::RenderPoint<2>> one = view.to_render_oriented(p, rot);
+          require(lwc::contracts::check_oriented_render<2>(spec, model.origin(), model.version(), rot, p, one));  // R17
+          // The batch gives the same bits, or NaN where the single conversion is OutOfRange.
+          std::array<float, 2> local{};
+          const absl::StatusOr<std::size_t> outside = view.to_render_all_oriented(std::span(&p, 1), rot, std::span(&local, 1));
+          require(outside.ok() && *outside == (one.ok() ? 0u : 1u) &&
+                          (one.ok() ? std::bit_cast<std::uint64_t>(local) == std::bit_cast<std::uint64_t>(one->at)
+                                    : std::isnan(local[0]) && std::isnan(local[1]))
+                      ? absl::OkStatus()
+                      : absl::InternalError("to_render_all_oriented differs from to_render_oriented (R17)"));
         }
         break;
       }

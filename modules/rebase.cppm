@@ -106,7 +106,7 @@ inline absl::Status normalize_axis(std::int64_t cell, double v, std::int64_t siz
       // -fno-signed-zeros folds to v and denormals-are-zero flushes for a subnormal v.)
       offset = fp::sign_bit(v) ? 0.0 : v;
     } else {
-      offset = std::fma(-static_cast<double>(*floor_cell), s, v);
+      offset = fp::fma(-static_cast<double>(*floor_cell), s, v);
       if (offset == s) {
         offset = 0;
         k += 1;
@@ -577,23 +577,30 @@ class OriginCoordinator {
   [[nodiscard]] absl::StatusOr<RenderPoint<D>> to_render_oriented(const WorldPosition<D>& p, const Rotation<D>& r) const {
     if (absl::Status s = grid_.validate(p); !s.ok()) return s;
     if (absl::Status s = rotation_status(r); !s.ok()) return s;
-    std::array<double, D> x{};
-    for (std::size_t a = 0; a < D; ++a) {
-      if (!internal::render_axis_double(p.cell[a], p.offset[a], origin_[a], grid_.cell_size().value(),
-                                        config_.units_per_render_unit, config_.bubble_units, x[a])) {
-        return absl::OutOfRangeError(absl::StrCat("to_render_oriented: position in cell ", internal::describe_cell(p.cell),
-                                                  " is outside the render bubble (R5, R17)"));
-      }
-    }
     RenderPoint<D> out;
+    if (!render_rotated(p, r, out.at)) {
+      return absl::OutOfRangeError(absl::StrCat("to_render_oriented: position in cell ", internal::describe_cell(p.cell),
+                                                " is outside the render bubble (R5, R17)"));
+    }
     out.version = version_;
     out.view = id_;
-    for (std::size_t i = 0; i < D; ++i) {
-      double y = r.rows[i][D - 1] * x[D - 1];
-      for (std::size_t j = D - 1; j > 0; --j) y = std::fma(r.rows[i][j - 1], x[j - 1], y);
-      out.at[i] = static_cast<float>(y);
-    }
     return out;
+  }
+
+  // to_render_all_oriented()
+  //
+  // Batch to_render_oriented for every active object of an oriented view, the rotation checked once:
+  // locals[i] = to_render_oriented(anchors[i], r).at (R17's bound), re-derived from the anchors at every
+  // call (R10). An object outside the bubble gets NaN coordinates. Returns how many are outside.
+  // InvalidArgument when the spans differ in size or rotation_status(r) refuses r (nothing written in
+  // either case), or when an anchor is not normalised (message names its index; `locals` is then
+  // unspecified). The version of the results is version().
+  [[nodiscard]] absl::StatusOr<std::size_t> to_render_all_oriented(std::span<const WorldPosition<D>> anchors,
+                                                                   const Rotation<D>& r,
+                                                                   std::span<std::array<float, D>> locals) const {
+    if (absl::Status s = rotation_status(r); !s.ok()) return s;
+    return render_batch("to_render_all_oriented", anchors, locals,
+                        [this, &r](const WorldPosition<D>& p, std::array<float, D>& out) { return render_rotated(p, r, out); });
   }
 
   // oriented_error_bound()
@@ -767,24 +774,11 @@ class OriginCoordinator {
   // is then unspecified). The version of the results is version().
   [[nodiscard]] absl::StatusOr<std::size_t> to_render_all(std::span<const WorldPosition<D>> anchors,
                                                           std::span<std::array<float, D>> locals) const {
-    if (anchors.size() != locals.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("to_render_all: ", anchors.size(), " anchors but ", locals.size(), " outputs"));
-    }
-    std::size_t outside = 0;
-    for (std::size_t i = 0; i < anchors.size(); ++i) {
-      const WorldPosition<D>& p = anchors[i];
-      if (absl::Status s = grid_.validate(p); !s.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat("to_render_all: anchor ", i, ": ", s.message()));
-      }
+    return render_batch("to_render_all", anchors, locals, [this](const WorldPosition<D>& p, std::array<float, D>& out) {
       bool inside = true;
-      for (std::size_t a = 0; a < D; ++a) inside &= render_one(p, a, locals[i][a]);
-      if (!inside) {
-        for (float& v : locals[i]) fp::set_quiet_nan(v);  // from bits: see lwc/exact_fp.h
-        ++outside;
-      }
-    }
-    return outside;
+      for (std::size_t a = 0; a < D; ++a) inside &= render_one(p, a, out[a]);
+      return inside;
+    });
   }
 
   // from_render()
@@ -852,6 +846,48 @@ class OriginCoordinator {
   [[nodiscard]] bool render_one(const WorldPosition<D>& p, std::size_t a, float& out) const {
     return internal::render_axis(p.cell[a], p.offset[a], origin_[a], grid_.cell_size().value(),
                                  config_.units_per_render_unit, config_.bubble_units, out);
+  }
+
+  // The batch of to_render_all and to_render_all_oriented: `render(p, out)` converts one normalised anchor
+  // and is false when it is outside the bubble, which gets NaN coordinates; returns how many are outside.
+  // InvalidArgument, named after `caller`, when the spans differ in size (nothing written) or an anchor is
+  // not normalised (its index named).
+  template <class Render>
+  [[nodiscard]] absl::StatusOr<std::size_t> render_batch(absl::string_view caller, std::span<const WorldPosition<D>> anchors,
+                                                         std::span<std::array<float, D>> locals, Render render) const {
+    if (anchors.size() != locals.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(caller, ": ", anchors.size(), " anchors but ", locals.size(), " outputs"));
+    }
+    std::size_t outside = 0;
+    for (std::size_t i = 0; i < anchors.size(); ++i) {
+      if (absl::Status s = grid_.validate(anchors[i]); !s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(caller, ": anchor ", i, ": ", s.message()));
+      }
+      if (!render(anchors[i], locals[i])) {
+        for (float& v : locals[i]) fp::set_quiet_nan(v);  // from bits: see lwc/exact_fp.h
+        ++outside;
+      }
+    }
+    return outside;
+  }
+
+  // R17's conversion of a normalised `p` through an accepted rotation `r`: false when the unrotated point
+  // is outside the bubble on some axis (R5's test), else out = float(R * x) with x the render vector in
+  // doubles, each row a chain of fused multiply-adds (the N roundings of R17's proof).
+  [[nodiscard]] bool render_rotated(const WorldPosition<D>& p, const Rotation<D>& r, std::array<float, D>& out) const {
+    std::array<double, D> x{};
+    for (std::size_t a = 0; a < D; ++a) {
+      if (!internal::render_axis_double(p.cell[a], p.offset[a], origin_[a], grid_.cell_size().value(),
+                                        config_.units_per_render_unit, config_.bubble_units, x[a])) {
+        return false;
+      }
+    }
+    for (std::size_t i = 0; i < D; ++i) {
+      double y = r.rows[i][D - 1] * x[D - 1];
+      for (std::size_t j = D - 1; j > 0; --j) y = fp::fma(r.rows[i][j - 1], x[j - 1], y);
+      out[i] = static_cast<float>(y);
+    }
+    return true;
   }
 
   // Calls fn for every cell within barrier_radius of `target` on each axis, clipped to int64, in

@@ -8,6 +8,7 @@
 // conversions both ways, injected failures — compared with the contract model after every step.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -24,6 +25,7 @@
 #include "support/arbitrary_decompose.h"
 #include "support/property.h"
 #include "support/arbitrary_rebase.h"
+#include "lwc/exact_fp.h"
 
 import lwc.rebase;
 import lwc.contracts.rebase;
@@ -544,6 +546,57 @@ LWC_PROP(Rebase, R17_OrientedRenderIsWithinTheExactBound, ()) {
     oriented_within_bound<2>();
   } else {
     oriented_within_bound<3>();
+  }
+}
+
+// The batch through an oriented view (R17, R10): each anchor's coordinates are its single conversion's, bit
+// for bit, NaN where that is OutOfRange, and the count of those is returned; a refused rotation or
+// mismatched spans write nothing.
+template <std::size_t D>
+void oriented_batch_is_each_single() {
+  const RenderSpec spec = *lwc::testing::render_spec();
+  const CellIndex<D> origin = any_origin<D>();
+  const OriginCoordinator<D> view = make_view<D>(spec, origin);
+  lwc::Rotation<D> r = any_rotation<D>();
+  if (*rc::gen::inRange(0, 8) == 0) r.rows[0][0] = 2.0;  // a scale, refused
+  const std::vector<WorldPosition<D>> anchors = *rc::gen::container<std::vector<WorldPosition<D>>>(
+      *rc::gen::inRange<std::size_t>(0, 12), rc::gen::oneOf(lwc::testing::position_near<D>(spec, origin),
+                                                            lwc::testing::position_on_float_midpoint<D>(spec, origin)));
+  constexpr float kPoison = -7.0f;
+  std::vector<std::array<float, D>> locals(anchors.size());
+  for (auto& l : locals) l.fill(kPoison);
+  const absl::StatusOr<std::size_t> got = view.to_render_all_oriented(anchors, r, locals);
+  if (!OriginCoordinator<D>::rotation_status(r).ok()) {
+    RC_TAG("rotation refused");
+    RC_ASSERT(got.status().code() == absl::StatusCode::kInvalidArgument);
+    for (const auto& l : locals) RC_ASSERT(std::ranges::all_of(l, [](float v) { return v == kPoison; }));
+    return;
+  }
+  RC_ASSERT(got.ok());
+  std::size_t outside = 0;
+  for (std::size_t i = 0; i < anchors.size(); ++i) {
+    const absl::StatusOr<lwc::RenderPoint<D>> one = view.to_render_oriented(anchors[i], r);
+    if (one.ok()) {
+      for (std::size_t a = 0; a < D; ++a) RC_ASSERT(std::bit_cast<std::uint32_t>(locals[i][a]) == std::bit_cast<std::uint32_t>(one->at[a]));
+    } else {
+      RC_ASSERT(one.status().code() == absl::StatusCode::kOutOfRange);
+      for (std::size_t a = 0; a < D; ++a) RC_ASSERT(lwc::fp::is_nan(locals[i][a]));
+      ++outside;
+    }
+  }
+  RC_ASSERT(*got == outside);
+  RC_TAG(outside == 0 ? "all inside" : "some outside");
+  std::vector<std::array<float, D>> longer(anchors.size() + 1);
+  for (auto& l : longer) l.fill(kPoison);
+  RC_ASSERT(view.to_render_all_oriented(anchors, r, longer).status().code() == absl::StatusCode::kInvalidArgument);
+  for (const auto& l : longer) RC_ASSERT(std::ranges::all_of(l, [](float v) { return v == kPoison; }));
+}
+
+LWC_PROP(Rebase, R17_OrientedBatchIsEachSingleConversion, ()) {
+  if (*rc::gen::arbitrary<bool>()) {
+    oriented_batch_is_each_single<2>();
+  } else {
+    oriented_batch_is_each_single<3>();
   }
 }
 

@@ -7,6 +7,7 @@
 // drift, and the checkers' verdicts on those examples' own (wrong) techniques. Spec: docs/rebase.md.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <limits>
 #include <optional>
 #include <random>
+#include <span>
 #include <sstream>
 #include <vector>
 
@@ -998,6 +1000,34 @@ TEST(Oriented, R17_ThirtyDegreesAtTheBubbleEdgeIsWithinTheBound) {
       lwc::contracts::check_oriented_render<3>(spec, v.origin(), v.version(), r, WorldPosition<3>{{1, 2, 3}, {4, 5, 6}}, off)
           .message(),
       "R17"));
+}
+
+TEST(Oriented, R17_TheBatchIsEachSingleConversionWithNaNOutsideTheBubble) {
+  const OriginCoordinator<3> v = view<3>(1 << 20, ViewConfig{.units_per_render_unit = 100});
+  const double c = std::cos(0.5235987755982988);
+  const double s = std::sin(0.5235987755982988);
+  const lwc::Rotation<3> r{{{{c, -s, 0.0}, {s, c, 0.0}, {0.0, 0.0, 1.0}}}};
+  const std::vector<WorldPosition<3>> anchors{WorldPosition<3>{{16, -16, 15}, {0, 0, 0x1.fffffffffffffp+19}},
+                                              WorldPosition<3>{{17, 0, 0}, {0, 0, 0}},  // outside on x
+                                              WorldPosition<3>{{-16, 16, 0}, {4.9e-324, 0, 0}}};
+  std::vector<std::array<float, 3>> locals(anchors.size());
+  const absl::StatusOr<std::size_t> outside = v.to_render_all_oriented(anchors, r, locals);
+  ASSERT_TRUE(outside.ok()) << outside.status();
+  EXPECT_EQ(*outside, 1u);
+  EXPECT_EQ(locals[0], v.to_render_oriented(anchors[0], r)->at);
+  EXPECT_TRUE(std::ranges::all_of(locals[1], [](float x) { return x != x; }));
+  EXPECT_EQ(locals[2], v.to_render_oriented(anchors[2], r)->at);
+  // A refused rotation and mismatched spans write nothing; an anchor that is not normalised is named.
+  std::vector<std::array<float, 3>> untouched(anchors.size(), std::array<float, 3>{-7.0f, -7.0f, -7.0f});
+  const lwc::Rotation<3> scale{{{{2.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}}}};
+  EXPECT_EQ(v.to_render_all_oriented(anchors, scale, untouched).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(v.to_render_all_oriented(std::span(anchors).first(2), r, untouched).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  for (const std::array<float, 3>& l : untouched) EXPECT_EQ(l, (std::array<float, 3>{-7.0f, -7.0f, -7.0f}));
+  const std::vector<WorldPosition<3>> unnormalised{anchors[0], WorldPosition<3>{{0, 0, 0}, {0, 1 << 20, 0}}};
+  const absl::StatusOr<std::size_t> named = v.to_render_all_oriented(unnormalised, r, std::span(locals).first(2));
+  EXPECT_EQ(named.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(named.status().message(), "anchor 1")) << named.status();
 }
 
 TEST(Oriented, R17_ReflectionsAndNonRotationsAreRefused) {

@@ -316,7 +316,8 @@ struct MachineFpOps {
   // The conversions of a value |q| < 2^p: truncation toward zero, and back (exact).
   [[nodiscard]] LWC_KERNEL_INLINE static S trunc(F q) noexcept { return static_cast<std::int64_t>(q); }
   [[nodiscard]] LWC_KERNEL_INLINE static F to_fp(S n) noexcept { return static_cast<F>(n); }
-  [[nodiscard]] LWC_KERNEL_INLINE static S decrement(S n) noexcept { return n - 1; }
+  // n - 1 when c holds, else n: a subtraction of the flag, not a branch.
+  [[nodiscard]] LWC_KERNEL_INLINE static S decrement_if(Bool c, S n) noexcept { return n - static_cast<S>(c); }
   [[nodiscard]] LWC_KERNEL_INLINE static constexpr Bool yes() noexcept { return true; }
   [[nodiscard]] LWC_KERNEL_INLINE static constexpr Bool no() noexcept { return false; }
   template <class G, class H>
@@ -360,14 +361,14 @@ template <class O, class Refuse>
       [&]() LWC_LAMBDA_INLINE {
         const auto n = o.trunc(q);  // truncates; |q| < 2^p fits
         const auto nf = o.to_fp(n);
+        // The one data-dependent branch is on an integer quotient, which random inputs rarely give; the
+        // sign of a non-integer one (truncation is a ceiling below zero) is taken without a branch.
+        const auto exact = o.eq(nf, q);
         cell = o.branch(
-            o.or_else(o.gt(nf, q),
-                      [&]() LWC_LAMBDA_INLINE {
-                        return o.and_then(o.eq(nf, q), [&]() LWC_LAMBDA_INLINE { return o.lt(o.fma(o.neg(nf), h, v), o.zero()); });
-                      }),
-            [&]() LWC_LAMBDA_INLINE { return o.decrement(n); }, [&]() LWC_LAMBDA_INLINE { return n; });
+            exact, [&]() LWC_LAMBDA_INLINE { return o.decrement_if(o.lt(o.fma(o.neg(nf), h, v), o.zero()), n); },
+            [&]() LWC_LAMBDA_INLINE { return o.decrement_if(o.gt(nf, q), n); });
         return o.branch(
-            o.and_then(o.eq(nf, q), refuse_exact), [&]() LWC_LAMBDA_INLINE { return o.no(); },
+            o.and_then(exact, refuse_exact), [&]() LWC_LAMBDA_INLINE { return o.no(); },
             [&]() LWC_LAMBDA_INLINE { return o.yes(); });
       },
       [&]() LWC_LAMBDA_INLINE { return o.no(); });

@@ -45,7 +45,7 @@ class ZFpOps {
   Bool eq(const Fp& a, const Fp& b) const { return fpop(Z3_mk_fpa_eq(ctx(), a, b)); }
   S trunc(const Fp& q) const { return fpop(Z3_mk_fpa_to_sbv(ctx(), rtz(), q, cell_bits())); }
   Fp to_fp(const S& n) const { return fpop(Z3_mk_fpa_to_fp_signed(ctx(), rm(), n, sort())); }
-  S decrement(const S& n) const { return n - ctx().bv_val(1, cell_bits()); }
+  S decrement_if(const Bool& c, const S& n) const { return z3::ite(c, n - ctx().bv_val(1, cell_bits()), n); }
   Bool yes() const { return ctx().bool_val(true); }
   Bool no() const { return ctx().bool_val(false); }
   template <class G>

@@ -74,13 +74,26 @@ void to_render_batch_lwc(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+// The frame of the oriented benchmarks (R17): a 30-degree turn about z.
+lwc::Rotation<3> thirty_degrees_about_z() {
+  const double c = std::cos(0.5235987755982988);
+  const double s = std::sin(0.5235987755982988);
+  return lwc::Rotation<3>{{{{c, -s, 0.0}, {s, c, 0.0}, {0.0, 0.0, 1.0}}}};
+}
+
+// The seed's toRenderSpace of one object: the world difference in double, with no bubble and no bound.
+std::array<double, 3> seed_render_units(const lwc::WorldPosition<3>& p, const std::array<std::int64_t, 3>& origin,
+                                        std::int64_t size) {
+  std::array<double, 3> x{};
+  for (std::size_t a = 0; a < 3; ++a) x[a] = static_cast<double>((p.cell[a] - origin[a]) * size) + p.offset[a];
+  return x;
+}
+
 // An oriented view (R17): the same objects through a 30-degree turn about z.
 void to_render_oriented_lwc(benchmark::State& state) {
   const std::vector<lwc::WorldPosition<3>> objects = anchors(static_cast<std::size_t>(state.range(0)));
   const lwc::OriginCoordinator<3> view = make_view();
-  const double c = std::cos(0.5235987755982988);
-  const double s = std::sin(0.5235987755982988);
-  const lwc::Rotation<3> r{{{{c, -s, 0.0}, {s, c, 0.0}, {0.0, 0.0, 1.0}}}};
+  const lwc::Rotation<3> r = thirty_degrees_about_z();
   for (auto _ : state) {
     float acc = 0;
     for (const lwc::WorldPosition<3>& p : objects) {
@@ -96,9 +109,7 @@ void to_render_oriented_lwc(benchmark::State& state) {
 void to_render_all_oriented_lwc(benchmark::State& state) {
   const std::vector<lwc::WorldPosition<3>> objects = anchors(static_cast<std::size_t>(state.range(0)));
   const lwc::OriginCoordinator<3> view = make_view();
-  const double c = std::cos(0.5235987755982988);
-  const double s = std::sin(0.5235987755982988);
-  const lwc::Rotation<3> r{{{{c, -s, 0.0}, {s, c, 0.0}, {0.0, 0.0, 1.0}}}};
+  const lwc::Rotation<3> r = thirty_degrees_about_z();
   std::vector<std::array<float, 3>> locals(objects.size());
   for (auto _ : state) {
     benchmark::DoNotOptimize(view.to_render_all_oriented(objects, r, locals));
@@ -114,18 +125,13 @@ void to_render_oriented_seed(benchmark::State& state) {
   std::vector<std::array<float, 3>> locals(objects.size());
   std::array<std::int64_t, 3> origin{};
   std::int64_t size = kCellSize;
-  const double c = std::cos(0.5235987755982988);
-  const double s = std::sin(0.5235987755982988);
-  std::array<std::array<double, 3>, 3> r{{{c, -s, 0.0}, {s, c, 0.0}, {0.0, 0.0, 1.0}}};
+  std::array<std::array<double, 3>, 3> r = thirty_degrees_about_z().rows;
   benchmark::DoNotOptimize(origin.data());
   benchmark::DoNotOptimize(size);
   benchmark::DoNotOptimize(r.data());
   for (auto _ : state) {
     for (std::size_t i = 0; i < objects.size(); ++i) {
-      std::array<double, 3> x{};
-      for (std::size_t a = 0; a < 3; ++a) {
-        x[a] = static_cast<double>((objects[i].cell[a] - origin[a]) * size) + objects[i].offset[a];
-      }
+      const std::array<double, 3> x = seed_render_units(objects[i], origin, size);
       for (std::size_t a = 0; a < 3; ++a) {
         locals[i][a] = static_cast<float>(r[a][0] * x[0] + r[a][1] * x[1] + r[a][2] * x[2]);
       }
@@ -145,10 +151,8 @@ void to_render_seed(benchmark::State& state) {
   benchmark::DoNotOptimize(size);
   for (auto _ : state) {
     for (std::size_t i = 0; i < objects.size(); ++i) {
-      for (std::size_t a = 0; a < 3; ++a) {
-        locals[i][a] = static_cast<float>(static_cast<double>((objects[i].cell[a] - origin[a]) * size) +
-                                          objects[i].offset[a]);
-      }
+      const std::array<double, 3> x = seed_render_units(objects[i], origin, size);
+      for (std::size_t a = 0; a < 3; ++a) locals[i][a] = static_cast<float>(x[a]);
     }
     benchmark::ClobberMemory();
   }
@@ -236,10 +240,8 @@ void many_views_seed(benchmark::State& state) {
     for (std::size_t v = 0; v < views.size(); ++v) {
       const lwc::CellIndex<3> origin = views[v].origin();
       for (std::size_t i = 0; i < objects.size(); ++i) {
-        for (std::size_t a = 0; a < 3; ++a) {
-          locals[v][i][a] = static_cast<float>(static_cast<double>((objects[i].cell[a] - origin[a]) * size) +
-                                               objects[i].offset[a]);
-        }
+        const std::array<double, 3> x = seed_render_units(objects[i], origin, size);
+        for (std::size_t a = 0; a < 3; ++a) locals[v][i][a] = static_cast<float>(x[a]);
       }
     }
     benchmark::ClobberMemory();

@@ -328,10 +328,6 @@ struct MachineFpOps {
     return std::forward<H>(else_fn)();
   }
   template <class G>
-  [[nodiscard]] LWC_KERNEL_INLINE static Bool or_else(Bool a, G&& b) {
-    return a || std::forward<G>(b)();
-  }
-  template <class G>
   [[nodiscard]] LWC_KERNEL_INLINE static Bool and_then(Bool a, G&& b) {
     return a && std::forward<G>(b)();
   }

@@ -49,8 +49,6 @@ class ZFpOps {
   Bool yes() const { return ctx().bool_val(true); }
   Bool no() const { return ctx().bool_val(false); }
   template <class G>
-  Bool or_else(const Bool& a, G&& b) const { return a || std::forward<G>(b)(); }
-  template <class G>
   Bool and_then(const Bool& a, G&& b) const { return a && std::forward<G>(b)(); }
   template <class G, class H>
   auto branch(const Bool& c, G&& then_fn, H&& else_fn) const {

@@ -35,6 +35,27 @@ absl::string_view sv(std::string_view s) { return absl::string_view(s.data(), s.
 std::string_view stdsv(absl::string_view s) { return std::string_view(s.data(), s.size()); }
 
 }  // namespace
+
+void add_violation(lwc::contracts::Judgement& j, absl::Status status, std::string expected, std::string got) {
+  if (status.ok()) return;
+  const auto id_of = [](const absl::Status& s) {
+    const std::string_view m = stdsv(s.message());
+    return m.substr(0, m.find(' '));
+  };
+  if (j.verdict.ok()) {
+    j.verdict = std::move(status);
+    j.expected = std::move(expected);
+    j.got = std::move(got);
+    return;
+  }
+  const std::string_view id = id_of(status);
+  if (id == id_of(j.verdict)) return;
+  for (const lwc::contracts::Finding& f : j.more) {
+    if (id == id_of(f.verdict)) return;
+  }
+  j.more.push_back({std::move(status), std::move(expected), std::move(got)});
+}
+
 }  // namespace lwc::internal
 
 namespace lwc::contracts {
@@ -133,6 +154,19 @@ struct TraceAuditor::Impl {
     std::optional<std::size_t> t;
     if (!kind.clauses.empty()) t = tally_of(s, kind.clauses.front());
     return t.value_or(s.first);
+  }
+
+  // The tally of clause `id` that a record of `audit` checked: the contract's own, else another traced
+  // contract's (decompose's D5 for a chunk size given to cover or commit); none for an id no contract has.
+  std::optional<std::size_t> checked_tally(const ContractAudit& audit, std::string_view id) {
+    if (std::optional<std::size_t> t = tally_of(seen_contract(audit), id); t.has_value()) return t;
+    for (const ContractAudit& other : traced_contracts()) {
+      if (&other == &audit) continue;
+      for (const Clause& c : other.clauses) {
+        if (c.id == id) return tally_of(seen_contract(other), id);
+      }
+    }
+    return std::nullopt;
   }
 
   // One session of a stateful contract: its state, the seq its next event must carry, and the line at
@@ -334,6 +368,12 @@ struct TraceAuditor::Impl {
       violated.push_back(violated_tally(*audit, kind, judgement.verdict));
       for (const Finding& f : judgement.more) violated.push_back(violated_tally(*audit, kind, f.verdict));
     }
+    // The same for the clauses checked: a record may check a clause of the contract its contract builds on
+    // (a chunk size is decompose's D5 wherever it is given).
+    checked_tallies.clear();
+    for (const std::string_view c : judgement.checked) {
+      if (const std::optional<std::size_t> t = checked_tally(*audit, c); t.has_value()) checked_tallies.push_back(*t);
+    }
     const Seen& s = seen_contract(*audit);
     counted.assign(violated.size(), false);
     const auto check = [&](std::size_t t) {
@@ -343,9 +383,7 @@ struct TraceAuditor::Impl {
     if (judgement.checked.empty()) {
       for (const std::size_t t : s.kind_tallies[kind_index]) check(t);
     } else {
-      for (const std::string_view c : judgement.checked) {
-        if (const std::optional<std::size_t> t = tally_of(s, c); t.has_value()) check(*t);
-      }
+      for (const std::size_t t : checked_tallies) check(t);
     }
     if (judgement.verdict.ok()) return;
 
@@ -393,6 +431,7 @@ struct TraceAuditor::Impl {
   std::string raw_id;
   Judgement judgement;
   std::vector<std::size_t> violated;  // the tallies a record violates: its verdict's, then its findings'
+  std::vector<std::size_t> checked_tallies;  // the tallies of Judgement::checked, when a judge set it
   std::vector<bool> counted;
   std::vector<Seen> seen;
   std::string migration_line;

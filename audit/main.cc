@@ -3,7 +3,7 @@
 //
 // lwc-audit: audits a JSON Lines trace of any implementation against the lwc contracts (docs/audit.md).
 //
-//   lwc-audit [--migrate OUT] [--json REPORT] [--examples N] [--canonicalise] [--max-line-bytes N] TRACE
+//   lwc-audit [--migrate OUT] [--json REPORT] [--html REPORT] [--examples N] [--canonicalise] [--max-line-bytes N] TRACE
 //   (TRACE "-" reads standard input; `--trace TRACE` is the same, as `./lwc audit --trace` passes it)
 //
 // Prints the report (per clause: records checked, violations, first counterexamples; bad lines with their
@@ -25,10 +25,13 @@ import lwc.contracts.audit;
 namespace {
 
 constexpr char kUsage[] =
-    "usage: lwc-audit [--migrate OUT] [--json REPORT] [--examples N] [--canonicalise] [--max-line-bytes N] TRACE\n"
+    "usage: lwc-audit [--migrate OUT] [--json REPORT] [--html REPORT] [--examples N] [--canonicalise]\n"
+    "                 [--max-line-bytes N] TRACE\n"
     "  Audits a JSON Lines trace (TRACE, or - for standard input; also --trace TRACE) against the lwc contracts.\n"
     "  --migrate OUT   write the remapping of every misfiled stored address (JSON Lines)\n"
     "  --json REPORT   also write the report as JSON\n"
+    "  --html REPORT   also write the report as one self-contained HTML page, with drawings of the\n"
+    "                  violating records (their boxes, chunks, runs; docs/audit.md)\n"
     "  --examples N    counterexamples kept per clause (default 5)\n"
     "  --canonicalise  read broadphase pairs as raw engine output: each pair lower index first and the\n"
     "                  list sorted before judging (B3 judges only repeats, B4 is not judged)\n"
@@ -36,6 +39,15 @@ constexpr char kUsage[] =
     "                  holds one line and its parse, a few times N\n"
     "  exit status: 0 clean, 1 violations, 2 unreadable input (or bad usage)\n"
     "  schema: docs/audit.md\n";
+
+// Writes `text` to `path`; false (with a message) when it cannot.
+bool write_file(const std::string& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  const bool ok = f != nullptr && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (f != nullptr && std::fclose(f) != 0) return std::fprintf(stderr, "lwc-audit: cannot write %s\n", path.c_str()), false;
+  if (!ok) std::fprintf(stderr, "lwc-audit: cannot write %s\n", path.c_str());
+  return ok;
+}
 
 int usage_error(const char* why) {
   std::fprintf(stderr, "lwc-audit: %s\n%s", why, kUsage);
@@ -48,6 +60,7 @@ int main(int argc, char** argv) {
   std::string trace;
   std::string migrate;
   std::string json;
+  std::string html;
   lwc::contracts::TraceOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -62,6 +75,8 @@ int main(int argc, char** argv) {
       migrate = argv[++i];
     } else if (arg == "--json" && has_value) {
       json = argv[++i];
+    } else if (arg == "--html" && has_value) {
+      html = argv[++i];
     } else if (arg == "--examples" && has_value) {
       char* end = nullptr;
       const long n = std::strtol(argv[++i], &end, 10);
@@ -98,6 +113,7 @@ int main(int argc, char** argv) {
       std::fputc('\n', out);
     };
   }
+  const lwc::contracts::TraceOptions kept = options;  // --html reads the trace again with them
   lwc::contracts::TraceAuditor auditor(std::move(options));
   const absl::Status read = auditor.file(trace);
   const lwc::contracts::TraceReport& report = auditor.report();
@@ -108,14 +124,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "lwc-audit: writing %s failed\n", migrate.c_str());
     code = 2;
   }
-  if (!json.empty()) {
-    std::FILE* j = std::fopen(json.c_str(), "wb");
-    const std::string text = lwc::contracts::report_json(report);
-    if (j == nullptr || std::fwrite(text.data(), 1, text.size(), j) != text.size() || std::fclose(j) != 0) {
-      std::fprintf(stderr, "lwc-audit: cannot write %s\n", json.c_str());
-      code = 2;
-    }
-  }
+  if (!json.empty() && !write_file(json, lwc::contracts::report_json(report))) code = 2;
+  if (!html.empty() && !write_file(html, lwc::contracts::report_html(report, trace, kept))) code = 2;
   if (out != nullptr) {
     std::printf("migration: %llu lines written to %s\n", static_cast<unsigned long long>(report.migrated),
                 migrate.c_str());

@@ -603,6 +603,16 @@ absl::StatusOr<TracedError> read_error(const lwc::contracts::TraceRecord& record
   return e;
 }
 
+absl::StatusOr<bool> read_refusal(const lwc::contracts::TraceRecord& record, std::string_view answer) {
+  if (!record.has("out", "error")) return false;
+  if (!answer.empty() && record.has("out", answer)) {
+    return absl::InvalidArgumentError(absl::StrCat("out has both an error and ", sv(answer)));
+  }
+  absl::StatusOr<TracedError> error = read_error(record, "out");
+  if (!error.ok()) return error.status();
+  return true;
+}
+
 absl::Status as_traced(const TracedError& error, const absl::Status& want) {
   if (error.named) return absl::Status(error.code, "traced");
   if (!want.ok()) return absl::Status(want.code(), "traced (free text)");

@@ -2,7 +2,7 @@
 // File: audit/registry.cc              Module: lwc.contracts.audit (implementation unit)
 //
 // The contracts a trace may name. A contract joins the trace audit with its file audit/contracts/<c>.cc
-// (defining internal::<c>_audit(), declared in audit/audit.cppm) and one row here.
+// (defining internal::<c>_audit(), declared in audit/lwc/contracts/audit.h) and one row here.
 module;
 #include <span>
 module lwc.contracts.audit;

@@ -3,7 +3,7 @@
 //
 // find_pairs against four baselines on the same boxes, in one run: brute force (O(n^2), small inputs),
 // the textbook hash grid (a hash map of cell lists and a global pair set: lwc::bench::hash_grid_pairs in
-// bench/hash_grid.cppm, reported as "baseline_seed"), sort-and-sweep on x (written here), and the bar of
+// bench/lwc/bench/hash_grid.h, reported as "baseline_seed"), sort-and-sweep on x (written here), and the bar of
 // issue 15, "baseline_flat": a count-only flat grid with the reference-cell rule (written here, as fast
 // as we could make it; its count is checked against lwc's before timing). Every implementation but the
 // flat grid validates its input and returns the pairs in canonical order, so each figure is a whole call;

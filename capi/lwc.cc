@@ -21,6 +21,7 @@
 #include <shared_mutex>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -37,7 +38,11 @@ namespace {
 // pin the ABI: a change here is a change of LWC_ABI_VERSION).
 static_assert(sizeof(lwc_chunk_point) == 16 && sizeof(lwc_int2) == 16 && sizeof(lwc_int3) == 24);
 static_assert(sizeof(lwc_box2) == 32 && sizeof(lwc_box3) == 48 && sizeof(lwc_pair) == 8);
-static_assert(sizeof(lwc_handle) == 8 && sizeof(lwc_contact) == 16 && sizeof(lwc_tracked2) == 40);
+static_assert(sizeof(lwc_handle) == 8 && sizeof(lwc_contact) == 32 && sizeof(lwc_tracked2) == 40);
+static_assert(sizeof(lwc_float_box2) == 16 && sizeof(lwc_float_box3) == 24 && sizeof(lwc_box_view) == 40);
+static_assert(sizeof(lwc_filter) == 16 && sizeof(lwc_segment2) == 32 && sizeof(lwc_segment3) == 48);
+static_assert(sizeof(lwc_query_hit) == 16 && sizeof(lwc_ray_hit) == 24);
+static_assert(std::is_same_v<lwc::UserData, uintptr_t>, "user data crosses the boundary unchanged (E7)");
 static_assert(sizeof(lwc_world_position2) == 32 && sizeof(lwc_render_point2) == 16 &&
               sizeof(lwc_render_point3) == 24);
 static_assert(sizeof(lwc_grid_config) == 40 && sizeof(lwc_view_config) == 32);
@@ -112,7 +117,7 @@ lwc_status write_list(const char* call, const std::vector<Item>& items, Out* out
 // ---------------------------------------------------------------------------------------------------
 // Handles (F5): opaque ids, issued once each, looked up before any use.
 
-enum class Kind : std::uint8_t { kGrid2, kGrid3, kPersistent2, kPersistent3, kView2, kView3, kCommitter };
+enum class Kind : std::uint8_t { kGrid2, kGrid3, kPersistent2, kPersistent3, kView2, kView3, kCommitter, kPairList };
 
 struct Entry {
   Kind kind;
@@ -196,6 +201,8 @@ struct C;
 template <>
 struct C<2> {
   using Box = lwc_box2;
+  using FloatBox = lwc_float_box2;
+  using Segment = lwc_segment2;
   using Tracked = lwc_tracked2;
   using Position = lwc_world_position2;
   using Render = lwc_render_point2;
@@ -209,6 +216,8 @@ struct C<2> {
 template <>
 struct C<3> {
   using Box = lwc_box3;
+  using FloatBox = lwc_float_box3;
+  using Segment = lwc_segment3;
   using Tracked = lwc_tracked3;
   using Position = lwc_world_position3;
   using Render = lwc_render_point3;
@@ -249,7 +258,7 @@ std::vector<lwc::Box<D>> to_boxes(const typename C<D>::Box* boxes, size_t n) {
 
 lwc_handle from_handle(lwc::Handle h) { return {h.slot, h.generation}; }
 lwc::Handle to_handle(lwc_handle h) { return {h.slot, h.generation}; }
-lwc_contact from_contact(const lwc::Contact& c) { return {from_handle(c.a), from_handle(c.b)}; }
+lwc_contact from_contact(const lwc::Contact& c) { return {from_handle(c.a), from_handle(c.b), c.user_a, c.user_b}; }
 
 lwc_stats from_stats(const lwc::Stats& s) {
   return {s.boxes, s.memberships, s.occupied_cells, s.pair_visits, s.unique_candidates, s.pairs, s.levels,
@@ -353,80 +362,197 @@ lwc_status grid_query(const char* kCall, const void* handle, const typename C<D>
   });
 }
 
-// A persistent grid and the events of its last successful update.
-template <std::size_t D>
-struct Persistent {
-  explicit Persistent(lwc::PersistentGrid<D> g) : grid(std::move(g)) {}
-  lwc::PersistentGrid<D> grid;
-  lwc::ContactEvents last;
+// The caller's boxes through a view (B13) into a pair list (F8): one broad phase, streamed into the list's
+// spare vector and swapped in only on success, so a failed call leaves the list as it was (F3).
+struct PairList {
+  std::vector<lwc_pair> pairs;
+  std::vector<lwc_pair> spare;  // the next fill; keeps its capacity from frame to frame
 };
 
+template <std::size_t D>
+lwc_status find_pairs_view(const char* kCall, const lwc_box_view* boxes, const lwc_grid_config* config,
+                           lwc_pair_list* out, lwc_stats* stats) {
+  LWC_C_REQUIRE(boxes);
+  LWC_C_REQUIRE(config);
+  if (boxes->real != LWC_REAL_DOUBLE && boxes->real != LWC_REAL_FLOAT) {
+    return refuse(kCall, "boxes->real is neither LWC_REAL_DOUBLE nor LWC_REAL_FLOAT");
+  }
+  return guarded(kCall, [&] {
+    const std::shared_ptr<PairList> list = find<PairList>(out, Kind::kPairList);
+    if (list == nullptr) return bad_handle(kCall);
+    absl::StatusOr<lwc::GridConfig> c = grid_config(*config);
+    if (!c.ok()) return fail(c.status());
+    const auto run = [&]<typename F>() {
+      absl::StatusOr<lwc::BoxView<D, F>> in = lwc::BoxView<D, F>::strided(
+          static_cast<const F*>(boxes->min), static_cast<const F*>(boxes->max), boxes->count, boxes->stride);
+      if (!in.ok()) return fail(in.status());
+      list->spare.clear();
+      absl::StatusOr<lwc::Stats> r =
+          lwc::for_each_pair(*in, *c, [&](lwc::Pair p) { list->spare.push_back({p.a, p.b}); });
+      if (!r.ok()) return fail(r.status());
+      list->pairs.swap(list->spare);
+      if (stats != nullptr) *stats = from_stats(*r);
+      return LWC_OK;
+    };
+    return boxes->real == LWC_REAL_DOUBLE ? run.template operator()<double>() : run.template operator()<float>();
+  });
+}
+
+// The caller's pair filter (E8), read by the C++ grid through PairFilter::context.
+struct CPairFilter {
+  lwc_pair_filter_fn fn = nullptr;
+  void* context = nullptr;
+};
+
+bool call_pair_filter(void* context, lwc::UserData lower, lwc::UserData higher) {
+  const auto* f = static_cast<const CPairFilter*>(context);
+  return f->fn(f->context, lower, higher) != 0;
+}
+
+// A persistent grid, the events of its last successful update, and what its callbacks need.
+template <std::size_t D>
+struct Persistent {
+  CPairFilter pair_filter;        // read by the C++ grid through PairFilter::context: its address is fixed
+  std::optional<lwc::PersistentGrid<D>> grid;
+  lwc::ContactEvents last;        // the events _events reads
+  lwc::ContactEvents next;        // the next update's, swapped in on success (F3; warm: no allocation, E12)
+  std::vector<lwc_query_hit> hits;  // query's scratch
+  std::vector<lwc_ray_hit> rays;    // raycast's scratch
+  int in_callback = 0;            // > 0 while one of this grid's callbacks runs (F7)
+};
+
+// Marks a grid busy while its callback runs (F7).
+class InCallback {
+ public:
+  explicit InCallback(int& n) : n_(n) { ++n_; }
+  ~InCallback() { --n_; }
+  InCallback(const InCallback&) = delete;
+  InCallback& operator=(const InCallback&) = delete;
+
+ private:
+  int& n_;
+};
+
+lwc_status reentered(const char* call) {
+  return fail(LWC_FAILED_PRECONDITION,
+              absl::StrCat(call, ": called from inside a callback of the same grid (F7)"));
+}
+
+// Runs body(persistent) on a live persistent grid that no callback of its own is running in (F5, F7).
+template <std::size_t D, typename Body>
+lwc_status with_persistent(const char* kCall, const void* handle, Body&& body) {
+  return guarded(kCall, [&] {
+    const auto p = find<Persistent<D>>(handle, C<D>::kPersistent);
+    if (p == nullptr) return bad_handle(kCall);
+    if (p->in_callback > 0) return reentered(kCall);
+    return body(*p);
+  });
+}
+
+lwc::Filter to_filter(lwc_filter f) { return {f.group, f.mask}; }
+lwc_filter from_filter(lwc::Filter f) { return {f.group, f.mask}; }
+
+template <std::size_t D>
+lwc::FloatBox<D> to_float_box(const typename C<D>::FloatBox& b) {
+  lwc::FloatBox<D> out;
+  for (std::size_t k = 0; k < D; ++k) {
+    out.min[k] = b.min[k];
+    out.max[k] = b.max[k];
+  }
+  return out;
+}
+// The C++ box of a C box of either real (E10: a float box is the box of the same values).
+template <std::size_t D>
+lwc::Box<D> to_cpp(const typename C<D>::Box& b) { return to_box<D>(b); }
+template <std::size_t D>
+lwc::FloatBox<D> to_cpp(const typename C<D>::FloatBox& b) { return to_float_box<D>(b); }
+
+template <std::size_t D>
+lwc::Segment<D> to_segment(const typename C<D>::Segment& s) {
+  lwc::Segment<D> out;
+  for (std::size_t k = 0; k < D; ++k) {
+    out.from[k] = s.from[k];
+    out.to[k] = s.to[k];
+  }
+  return out;
+}
+
 template <std::size_t D, typename Handle>
-lwc_status persistent_create(const char* kCall, const lwc_grid_config* config, Handle** out) {
+lwc_status persistent_create(const char* kCall, const lwc_grid_config* config, lwc_pair_filter_fn pair_filter,
+                             void* context, Handle** out) {
   LWC_C_REQUIRE(config);
   LWC_C_REQUIRE(out);
   return guarded(kCall, [&] {
     absl::StatusOr<lwc::GridConfig> c = grid_config(*config);
     if (!c.ok()) return fail(c.status());
-    absl::StatusOr<lwc::PersistentGrid<D>> grid = lwc::PersistentGrid<D>::create(*c);
+    auto p = std::make_shared<Persistent<D>>();
+    p->pair_filter = {pair_filter, context};
+    const lwc::PairFilter filter =
+        pair_filter == nullptr ? lwc::PairFilter{} : lwc::PairFilter{call_pair_filter, &p->pair_filter};
+    absl::StatusOr<lwc::PersistentGrid<D>> grid = lwc::PersistentGrid<D>::create(*c, filter);
     if (!grid.ok()) return fail(grid.status());
-    *out = issue<Handle>(C<D>::kPersistent, std::make_shared<Persistent<D>>(*std::move(grid)));
+    p->grid.emplace(*std::move(grid));
+    *out = issue<Handle>(C<D>::kPersistent, std::move(p));
     return LWC_OK;
   });
 }
 
 template <std::size_t D>
-lwc_status persistent_insert(const char* kCall, void* handle, const typename C<D>::Box* box, lwc_handle* out) {
+lwc_status persistent_destroy(const char* kCall, void* handle) {
+  return with_persistent<D>(kCall, handle, [&](Persistent<D>&) {
+    return retire(handle, C<D>::kPersistent) ? LWC_OK : bad_handle(kCall);
+  });
+}
+
+template <std::size_t D, typename Box>
+lwc_status persistent_insert(const char* kCall, void* handle, const Box* box, uintptr_t user, lwc_filter filter,
+                             lwc_handle* out) {
   LWC_C_REQUIRE(box);
   LWC_C_REQUIRE(out);
-  return guarded(kCall, [&] {
-    const auto p = find<Persistent<D>>(handle, C<D>::kPersistent);
-    if (p == nullptr) return bad_handle(kCall);
-    absl::StatusOr<lwc::Handle> h = p->grid.insert(to_box<D>(*box));
+  return with_persistent<D>(kCall, handle, [&](Persistent<D>& p) {
+    absl::StatusOr<lwc::Handle> h = p.grid->insert(to_cpp<D>(*box), user, to_filter(filter));
     if (!h.ok()) return fail(h.status());
     *out = from_handle(*h);
     return LWC_OK;
   });
 }
 
-template <std::size_t D>
-lwc_status persistent_move(const char* kCall, void* handle, lwc_handle box_handle, const typename C<D>::Box* box,
-                           int motion) {
+template <std::size_t D, typename Box>
+lwc_status persistent_move(const char* kCall, void* handle, lwc_handle box_handle, const Box* box, int motion) {
   LWC_C_REQUIRE(box);
   if (motion != LWC_MOTION_TELEPORT && motion != LWC_MOTION_SWEPT) {
     return refuse(kCall, "motion is neither LWC_MOTION_TELEPORT nor LWC_MOTION_SWEPT");
   }
-  return guarded(kCall, [&] {
-    const auto p = find<Persistent<D>>(handle, C<D>::kPersistent);
-    if (p == nullptr) return bad_handle(kCall);
-    const absl::Status s = p->grid.move(to_handle(box_handle), to_box<D>(*box),
+  return with_persistent<D>(kCall, handle, [&](Persistent<D>& p) {
+    const absl::Status s = p.grid->move(to_handle(box_handle), to_cpp<D>(*box),
                                         motion == LWC_MOTION_SWEPT ? lwc::Motion::kSwept : lwc::Motion::kTeleport);
     return s.ok() ? LWC_OK : fail(s);
   });
 }
 
-template <std::size_t D>
-lwc_status persistent_remove(const char* kCall, void* handle, lwc_handle box_handle) {
-  return guarded(kCall, [&] {
-    const auto p = find<Persistent<D>>(handle, C<D>::kPersistent);
-    if (p == nullptr) return bad_handle(kCall);
-    const absl::Status s = p->grid.remove(to_handle(box_handle));
+// remove, set_filter, set_user_data, refilter: one C++ call on a box handle returning a Status.
+template <std::size_t D, typename Op>
+lwc_status persistent_change(const char* kCall, void* handle, Op&& op) {
+  return with_persistent<D>(kCall, handle, [&](Persistent<D>& p) {
+    const absl::Status s = op(*p.grid);
     return s.ok() ? LWC_OK : fail(s);
   });
 }
 
 template <std::size_t D>
 lwc_status persistent_update(const char* kCall, void* handle, lwc_update_stats* stats) {
-  return guarded(kCall, [&] {
-    const auto p = find<Persistent<D>>(handle, C<D>::kPersistent);
-    if (p == nullptr) return bad_handle(kCall);
-    absl::StatusOr<lwc::ContactEvents> e = p->grid.update();
-    if (!e.ok()) return fail(e.status());
-    p->last = *std::move(e);
+  return with_persistent<D>(kCall, handle, [&](Persistent<D>& p) {
+    absl::Status s;
+    {
+      const InCallback busy(p.in_callback);  // the pair filter runs inside (F7)
+      s = p.grid->update(p.next);
+    }
+    if (!s.ok()) return fail(s);
+    std::swap(p.last, p.next);
     if (stats != nullptr) {
-      const lwc::UpdateStats& s = p->last.stats;
-      *stats = {s.boxes, s.memberships, s.pairs, s.dirty, s.memberships_touched, s.pair_visits, s.began, s.ended,
-                s.swept};
+      const lwc::UpdateStats& u = p.last.stats;
+      *stats = {u.boxes, u.memberships, u.pairs, u.dirty, u.memberships_touched, u.pair_visits, u.began, u.ended,
+                u.swept};
     }
     return LWC_OK;
   });
@@ -440,11 +566,9 @@ lwc_status persistent_events(const char* kCall, const void* handle, int which, l
   if (which != LWC_EVENTS_BEGAN && which != LWC_EVENTS_ENDED && which != LWC_EVENTS_SWEPT) {
     return refuse(kCall, "which is not LWC_EVENTS_BEGAN, LWC_EVENTS_ENDED or LWC_EVENTS_SWEPT");
   }
-  return guarded(kCall, [&] {
-    const auto p = find<Persistent<D>>(handle, C<D>::kPersistent);
-    if (p == nullptr) return bad_handle(kCall);
+  return with_persistent<D>(kCall, handle, [&](Persistent<D>& p) {
     const std::vector<lwc::Contact>& list =
-        which == LWC_EVENTS_BEGAN ? p->last.began : which == LWC_EVENTS_ENDED ? p->last.ended : p->last.swept;
+        which == LWC_EVENTS_BEGAN ? p.last.began : which == LWC_EVENTS_ENDED ? p.last.ended : p.last.swept;
     return write_list(kCall, list, out, capacity, count, from_contact);
   });
 }
@@ -453,10 +577,73 @@ template <std::size_t D>
 lwc_status persistent_pairs(const char* kCall, const void* handle, lwc_contact* out, size_t capacity, size_t* count) {
   LWC_C_REQUIRE_ARRAY(out, capacity);
   LWC_C_REQUIRE(count);
-  return guarded(kCall, [&] {
-    const auto p = find<Persistent<D>>(handle, C<D>::kPersistent);
-    if (p == nullptr) return bad_handle(kCall);
-    return write_list(kCall, p->grid.pairs(), out, capacity, count, from_contact);
+  return with_persistent<D>(kCall, handle, [&](Persistent<D>& p) {
+    return write_list(kCall, p.grid->pairs(), out, capacity, count, from_contact);
+  });
+}
+
+template <std::size_t D, typename Box>
+lwc_status persistent_query(const char* kCall, const void* handle, const Box* box, lwc_query_hit* out,
+                            size_t capacity, size_t* count) {
+  LWC_C_REQUIRE(box);
+  LWC_C_REQUIRE_ARRAY(out, capacity);
+  LWC_C_REQUIRE(count);
+  return with_persistent<D>(kCall, handle, [&](Persistent<D>& p) {
+    p.hits.clear();
+    const absl::Status s = p.grid->query(to_cpp<D>(*box), [&](lwc::Handle h, lwc::UserData user) {
+      p.hits.push_back({from_handle(h), user});
+      return true;
+    });
+    if (!s.ok()) return fail(s);
+    // C++ promises no order; the C list is by slot, so that a caller sees the same list every time.
+    std::sort(p.hits.begin(), p.hits.end(),
+              [](const lwc_query_hit& a, const lwc_query_hit& b) { return a.handle.slot < b.handle.slot; });
+    return write_list(kCall, p.hits, out, capacity, count, [](const lwc_query_hit& h) { return h; });
+  });
+}
+
+template <std::size_t D>
+lwc_status persistent_query_each(const char* kCall, const void* handle, const typename C<D>::Box* box,
+                                 lwc_query_fn fn, void* context) {
+  LWC_C_REQUIRE(box);
+  LWC_C_REQUIRE(fn);
+  return with_persistent<D>(kCall, handle, [&](Persistent<D>& p) {
+    const InCallback busy(p.in_callback);
+    const absl::Status s = p.grid->query(to_box<D>(*box), [&](lwc::Handle h, lwc::UserData user) {
+      return fn(context, from_handle(h), user) != 0;
+    });
+    return s.ok() ? LWC_OK : fail(s);
+  });
+}
+
+template <std::size_t D>
+lwc_status persistent_raycast(const char* kCall, const void* handle, const typename C<D>::Segment* segment,
+                              lwc_ray_hit* out, size_t capacity, size_t* count) {
+  LWC_C_REQUIRE(segment);
+  LWC_C_REQUIRE_ARRAY(out, capacity);
+  LWC_C_REQUIRE(count);
+  return with_persistent<D>(kCall, handle, [&](Persistent<D>& p) {
+    p.rays.clear();
+    const absl::Status s = p.grid->raycast(to_segment<D>(*segment), [&](lwc::Handle h, lwc::UserData user, double t) {
+      p.rays.push_back({from_handle(h), user, t});
+      return true;
+    });
+    if (!s.ok()) return fail(s);
+    return write_list(kCall, p.rays, out, capacity, count, [](const lwc_ray_hit& h) { return h; });
+  });
+}
+
+template <std::size_t D>
+lwc_status persistent_raycast_each(const char* kCall, const void* handle, const typename C<D>::Segment* segment,
+                                   lwc_ray_fn fn, void* context) {
+  LWC_C_REQUIRE(segment);
+  LWC_C_REQUIRE(fn);
+  return with_persistent<D>(kCall, handle, [&](Persistent<D>& p) {
+    const InCallback busy(p.in_callback);
+    const absl::Status s = p.grid->raycast(to_segment<D>(*segment), [&](lwc::Handle h, lwc::UserData user, double t) {
+      return fn(context, from_handle(h), user, t) != 0;
+    });
+    return s.ok() ? LWC_OK : fail(s);
   });
 }
 
@@ -465,35 +652,31 @@ lwc_status persistent_boxes(const char* kCall, const void* handle, typename C<D>
                             size_t* count) {
   LWC_C_REQUIRE_ARRAY(out, capacity);
   LWC_C_REQUIRE(count);
-  return guarded(kCall, [&] {
-    const auto p = find<Persistent<D>>(handle, C<D>::kPersistent);
-    if (p == nullptr) return bad_handle(kCall);
-    return write_list(kCall, p->grid.boxes(), out, capacity, count, [](const lwc::Tracked<D>& t) {
+  return with_persistent<D>(kCall, handle, [&](Persistent<D>& p) {
+    return write_list(kCall, p.grid->boxes(), out, capacity, count, [](const lwc::Tracked<D>& t) {
       return typename C<D>::Tracked{from_handle(t.handle), from_box<D>(t.box)};
     });
   });
 }
 
-template <std::size_t D>
-lwc_status persistent_box(const char* kCall, const void* handle, lwc_handle box_handle, typename C<D>::Box* out) {
+// box, user_data, filter: a C++ StatusOr read of one box handle, converted into *out.
+template <std::size_t D, typename Out, typename Read, typename Convert>
+lwc_status persistent_box_read(const char* kCall, const void* handle, Out* out, Read&& read, Convert&& convert) {
   LWC_C_REQUIRE(out);
-  return guarded(kCall, [&] {
-    const auto p = find<Persistent<D>>(handle, C<D>::kPersistent);
-    if (p == nullptr) return bad_handle(kCall);
-    absl::StatusOr<lwc::Box<D>> b = p->grid.box(to_handle(box_handle));
-    if (!b.ok()) return fail(b.status());
-    *out = from_box<D>(*b);
+  return with_persistent<D>(kCall, handle, [&](Persistent<D>& p) {
+    const auto r = read(*p.grid);
+    if (!r.ok()) return fail(r.status());
+    *out = convert(*r);
     return LWC_OK;
   });
 }
 
+// size, pending: a plain read of the grid.
 template <std::size_t D, typename Out, typename Read>
 lwc_status persistent_read(const char* kCall, const void* handle, Out* out, Read&& read) {
   LWC_C_REQUIRE(out);
-  return guarded(kCall, [&] {
-    const auto p = find<Persistent<D>>(handle, C<D>::kPersistent);
-    if (p == nullptr) return bad_handle(kCall);
-    *out = read(p->grid);
+  return with_persistent<D>(kCall, handle, [&](Persistent<D>& p) {
+    *out = read(*p.grid);
     return LWC_OK;
   });
 }
@@ -961,85 +1144,234 @@ LWC_API lwc_status lwc_grid3_query(const lwc_grid3* grid, const lwc_box3* probe,
   return grid_query<3>("lwc_grid3_query", grid, probe, hits, capacity, count);
 }
 
-LWC_API lwc_status lwc_persistent_grid2_create(const lwc_grid_config* config, lwc_persistent_grid2** out) {
-  return persistent_create<2>("lwc_persistent_grid2_create", config, out);
+LWC_API lwc_filter lwc_filter_default(void) { return from_filter(lwc::Filter{}); }
+
+LWC_API lwc_status lwc_pair_list_create(lwc_pair_list** out) {
+  static constexpr const char* kCall = "lwc_pair_list_create";
+  LWC_C_REQUIRE(out);
+  return guarded(kCall, [&] {
+    *out = issue<lwc_pair_list>(Kind::kPairList, std::make_shared<PairList>());
+    return LWC_OK;
+  });
 }
-LWC_API lwc_status lwc_persistent_grid3_create(const lwc_grid_config* config, lwc_persistent_grid3** out) {
-  return persistent_create<3>("lwc_persistent_grid3_create", config, out);
+LWC_API lwc_status lwc_pair_list_destroy(lwc_pair_list* list) {
+  return retire(list, Kind::kPairList) ? LWC_OK : bad_handle("lwc_pair_list_destroy");
+}
+LWC_API lwc_status lwc_pair_list_pairs(const lwc_pair_list* list, const lwc_pair** pairs, size_t* count) {
+  static constexpr const char* kCall = "lwc_pair_list_pairs";
+  LWC_C_REQUIRE(pairs);
+  LWC_C_REQUIRE(count);
+  return guarded(kCall, [&] {
+    const std::shared_ptr<PairList> l = find<PairList>(list, Kind::kPairList);
+    if (l == nullptr) return bad_handle(kCall);
+    *pairs = l->pairs.empty() ? nullptr : l->pairs.data();
+    *count = l->pairs.size();
+    return LWC_OK;
+  });
+}
+LWC_API lwc_status lwc_find_pairs2_view(const lwc_box_view* boxes, const lwc_grid_config* config, lwc_pair_list* out,
+                                        lwc_stats* stats) {
+  return find_pairs_view<2>("lwc_find_pairs2_view", boxes, config, out, stats);
+}
+LWC_API lwc_status lwc_find_pairs3_view(const lwc_box_view* boxes, const lwc_grid_config* config, lwc_pair_list* out,
+                                        lwc_stats* stats) {
+  return find_pairs_view<3>("lwc_find_pairs3_view", boxes, config, out, stats);
+}
+
+LWC_API lwc_status lwc_persistent_grid2_create(const lwc_grid_config* config, lwc_pair_filter_fn pair_filter,
+                                               void* context, lwc_persistent_grid2** out) {
+  return persistent_create<2>("lwc_persistent_grid2_create", config, pair_filter, context, out);
 }
 LWC_API lwc_status lwc_persistent_grid2_destroy(lwc_persistent_grid2* grid) {
-  return retire(grid, Kind::kPersistent2) ? LWC_OK : bad_handle("lwc_persistent_grid2_destroy");
+  return persistent_destroy<2>("lwc_persistent_grid2_destroy", grid);
 }
-LWC_API lwc_status lwc_persistent_grid3_destroy(lwc_persistent_grid3* grid) {
-  return retire(grid, Kind::kPersistent3) ? LWC_OK : bad_handle("lwc_persistent_grid3_destroy");
+LWC_API lwc_status lwc_persistent_grid2_insert(lwc_persistent_grid2* grid, const lwc_box2* box, uintptr_t user,
+                                               lwc_filter filter, lwc_handle* out) {
+  return persistent_insert<2>("lwc_persistent_grid2_insert", grid, box, user, filter, out);
 }
-LWC_API lwc_status lwc_persistent_grid2_insert(lwc_persistent_grid2* grid, const lwc_box2* box, lwc_handle* out) {
-  return persistent_insert<2>("lwc_persistent_grid2_insert", grid, box, out);
-}
-LWC_API lwc_status lwc_persistent_grid3_insert(lwc_persistent_grid3* grid, const lwc_box3* box, lwc_handle* out) {
-  return persistent_insert<3>("lwc_persistent_grid3_insert", grid, box, out);
+LWC_API lwc_status lwc_persistent_grid2_insertf(lwc_persistent_grid2* grid, const lwc_float_box2* box, uintptr_t user,
+                                                lwc_filter filter, lwc_handle* out) {
+  return persistent_insert<2>("lwc_persistent_grid2_insertf", grid, box, user, filter, out);
 }
 LWC_API lwc_status lwc_persistent_grid2_move(lwc_persistent_grid2* grid, lwc_handle handle, const lwc_box2* box,
                                              int motion) {
   return persistent_move<2>("lwc_persistent_grid2_move", grid, handle, box, motion);
 }
-LWC_API lwc_status lwc_persistent_grid3_move(lwc_persistent_grid3* grid, lwc_handle handle, const lwc_box3* box,
-                                             int motion) {
-  return persistent_move<3>("lwc_persistent_grid3_move", grid, handle, box, motion);
+LWC_API lwc_status lwc_persistent_grid2_movef(lwc_persistent_grid2* grid, lwc_handle handle, const lwc_float_box2* box,
+                                              int motion) {
+  return persistent_move<2>("lwc_persistent_grid2_movef", grid, handle, box, motion);
 }
 LWC_API lwc_status lwc_persistent_grid2_remove(lwc_persistent_grid2* grid, lwc_handle handle) {
-  return persistent_remove<2>("lwc_persistent_grid2_remove", grid, handle);
+  return persistent_change<2>("lwc_persistent_grid2_remove", grid,
+                              [&](lwc::PersistentGrid<2>& g) { return g.remove(to_handle(handle)); });
 }
-LWC_API lwc_status lwc_persistent_grid3_remove(lwc_persistent_grid3* grid, lwc_handle handle) {
-  return persistent_remove<3>("lwc_persistent_grid3_remove", grid, handle);
+LWC_API lwc_status lwc_persistent_grid2_set_filter(lwc_persistent_grid2* grid, lwc_handle handle, lwc_filter filter) {
+  return persistent_change<2>("lwc_persistent_grid2_set_filter", grid, [&](lwc::PersistentGrid<2>& g) {
+    return g.set_filter(to_handle(handle), to_filter(filter));
+  });
+}
+LWC_API lwc_status lwc_persistent_grid2_set_user_data(lwc_persistent_grid2* grid, lwc_handle handle, uintptr_t user) {
+  return persistent_change<2>("lwc_persistent_grid2_set_user_data", grid,
+                              [&](lwc::PersistentGrid<2>& g) { return g.set_user_data(to_handle(handle), user); });
+}
+LWC_API lwc_status lwc_persistent_grid2_refilter(lwc_persistent_grid2* grid, lwc_handle handle) {
+  return persistent_change<2>("lwc_persistent_grid2_refilter", grid,
+                              [&](lwc::PersistentGrid<2>& g) { return g.refilter(to_handle(handle)); });
+}
+LWC_API lwc_status lwc_persistent_grid2_user_data(const lwc_persistent_grid2* grid, lwc_handle handle, uintptr_t* out) {
+  return persistent_box_read<2>(
+      "lwc_persistent_grid2_user_data", grid, out,
+      [&](const lwc::PersistentGrid<2>& g) { return g.user_data(to_handle(handle)); },
+      [](lwc::UserData u) { return u; });
+}
+LWC_API lwc_status lwc_persistent_grid2_filter(const lwc_persistent_grid2* grid, lwc_handle handle, lwc_filter* out) {
+  return persistent_box_read<2>(
+      "lwc_persistent_grid2_filter", grid, out,
+      [&](const lwc::PersistentGrid<2>& g) { return g.filter(to_handle(handle)); }, from_filter);
 }
 LWC_API lwc_status lwc_persistent_grid2_update(lwc_persistent_grid2* grid, lwc_update_stats* stats) {
   return persistent_update<2>("lwc_persistent_grid2_update", grid, stats);
-}
-LWC_API lwc_status lwc_persistent_grid3_update(lwc_persistent_grid3* grid, lwc_update_stats* stats) {
-  return persistent_update<3>("lwc_persistent_grid3_update", grid, stats);
 }
 LWC_API lwc_status lwc_persistent_grid2_events(const lwc_persistent_grid2* grid, int which, lwc_contact* out,
                                                size_t capacity, size_t* count) {
   return persistent_events<2>("lwc_persistent_grid2_events", grid, which, out, capacity, count);
 }
-LWC_API lwc_status lwc_persistent_grid3_events(const lwc_persistent_grid3* grid, int which, lwc_contact* out,
-                                               size_t capacity, size_t* count) {
-  return persistent_events<3>("lwc_persistent_grid3_events", grid, which, out, capacity, count);
-}
 LWC_API lwc_status lwc_persistent_grid2_pairs(const lwc_persistent_grid2* grid, lwc_contact* out, size_t capacity,
                                               size_t* count) {
   return persistent_pairs<2>("lwc_persistent_grid2_pairs", grid, out, capacity, count);
 }
-LWC_API lwc_status lwc_persistent_grid3_pairs(const lwc_persistent_grid3* grid, lwc_contact* out, size_t capacity,
-                                              size_t* count) {
-  return persistent_pairs<3>("lwc_persistent_grid3_pairs", grid, out, capacity, count);
+LWC_API lwc_status lwc_persistent_grid2_query(const lwc_persistent_grid2* grid, const lwc_box2* box, lwc_query_hit* out,
+                                              size_t capacity, size_t* count) {
+  return persistent_query<2>("lwc_persistent_grid2_query", grid, box, out, capacity, count);
+}
+LWC_API lwc_status lwc_persistent_grid2_queryf(const lwc_persistent_grid2* grid, const lwc_float_box2* box,
+                                               lwc_query_hit* out, size_t capacity, size_t* count) {
+  return persistent_query<2>("lwc_persistent_grid2_queryf", grid, box, out, capacity, count);
+}
+LWC_API lwc_status lwc_persistent_grid2_query_each(const lwc_persistent_grid2* grid, const lwc_box2* box,
+                                                   lwc_query_fn fn, void* context) {
+  return persistent_query_each<2>("lwc_persistent_grid2_query_each", grid, box, fn, context);
+}
+LWC_API lwc_status lwc_persistent_grid2_raycast(const lwc_persistent_grid2* grid, const lwc_segment2* segment,
+                                                lwc_ray_hit* out, size_t capacity, size_t* count) {
+  return persistent_raycast<2>("lwc_persistent_grid2_raycast", grid, segment, out, capacity, count);
+}
+LWC_API lwc_status lwc_persistent_grid2_raycast_each(const lwc_persistent_grid2* grid, const lwc_segment2* segment,
+                                                     lwc_ray_fn fn, void* context) {
+  return persistent_raycast_each<2>("lwc_persistent_grid2_raycast_each", grid, segment, fn, context);
 }
 LWC_API lwc_status lwc_persistent_grid2_boxes(const lwc_persistent_grid2* grid, lwc_tracked2* out, size_t capacity,
                                               size_t* count) {
   return persistent_boxes<2>("lwc_persistent_grid2_boxes", grid, out, capacity, count);
 }
-LWC_API lwc_status lwc_persistent_grid3_boxes(const lwc_persistent_grid3* grid, lwc_tracked3* out, size_t capacity,
-                                              size_t* count) {
-  return persistent_boxes<3>("lwc_persistent_grid3_boxes", grid, out, capacity, count);
-}
 LWC_API lwc_status lwc_persistent_grid2_box(const lwc_persistent_grid2* grid, lwc_handle handle, lwc_box2* out) {
-  return persistent_box<2>("lwc_persistent_grid2_box", grid, handle, out);
-}
-LWC_API lwc_status lwc_persistent_grid3_box(const lwc_persistent_grid3* grid, lwc_handle handle, lwc_box3* out) {
-  return persistent_box<3>("lwc_persistent_grid3_box", grid, handle, out);
+  return persistent_box_read<2>(
+      "lwc_persistent_grid2_box", grid, out, [&](const lwc::PersistentGrid<2>& g) { return g.box(to_handle(handle)); },
+      from_box<2>);
 }
 LWC_API lwc_status lwc_persistent_grid2_size(const lwc_persistent_grid2* grid, int64_t* out) {
   return persistent_read<2>("lwc_persistent_grid2_size", grid, out,
                             [](const lwc::PersistentGrid<2>& g) { return g.size(); });
 }
-LWC_API lwc_status lwc_persistent_grid3_size(const lwc_persistent_grid3* grid, int64_t* out) {
-  return persistent_read<3>("lwc_persistent_grid3_size", grid, out,
-                            [](const lwc::PersistentGrid<3>& g) { return g.size(); });
-}
 LWC_API lwc_status lwc_persistent_grid2_pending(const lwc_persistent_grid2* grid, size_t* out) {
   return persistent_read<2>("lwc_persistent_grid2_pending", grid, out,
                             [](const lwc::PersistentGrid<2>& g) { return g.pending(); });
+}
+
+LWC_API lwc_status lwc_persistent_grid3_create(const lwc_grid_config* config, lwc_pair_filter_fn pair_filter,
+                                               void* context, lwc_persistent_grid3** out) {
+  return persistent_create<3>("lwc_persistent_grid3_create", config, pair_filter, context, out);
+}
+LWC_API lwc_status lwc_persistent_grid3_destroy(lwc_persistent_grid3* grid) {
+  return persistent_destroy<3>("lwc_persistent_grid3_destroy", grid);
+}
+LWC_API lwc_status lwc_persistent_grid3_insert(lwc_persistent_grid3* grid, const lwc_box3* box, uintptr_t user,
+                                               lwc_filter filter, lwc_handle* out) {
+  return persistent_insert<3>("lwc_persistent_grid3_insert", grid, box, user, filter, out);
+}
+LWC_API lwc_status lwc_persistent_grid3_insertf(lwc_persistent_grid3* grid, const lwc_float_box3* box, uintptr_t user,
+                                                lwc_filter filter, lwc_handle* out) {
+  return persistent_insert<3>("lwc_persistent_grid3_insertf", grid, box, user, filter, out);
+}
+LWC_API lwc_status lwc_persistent_grid3_move(lwc_persistent_grid3* grid, lwc_handle handle, const lwc_box3* box,
+                                             int motion) {
+  return persistent_move<3>("lwc_persistent_grid3_move", grid, handle, box, motion);
+}
+LWC_API lwc_status lwc_persistent_grid3_movef(lwc_persistent_grid3* grid, lwc_handle handle, const lwc_float_box3* box,
+                                              int motion) {
+  return persistent_move<3>("lwc_persistent_grid3_movef", grid, handle, box, motion);
+}
+LWC_API lwc_status lwc_persistent_grid3_remove(lwc_persistent_grid3* grid, lwc_handle handle) {
+  return persistent_change<3>("lwc_persistent_grid3_remove", grid,
+                              [&](lwc::PersistentGrid<3>& g) { return g.remove(to_handle(handle)); });
+}
+LWC_API lwc_status lwc_persistent_grid3_set_filter(lwc_persistent_grid3* grid, lwc_handle handle, lwc_filter filter) {
+  return persistent_change<3>("lwc_persistent_grid3_set_filter", grid, [&](lwc::PersistentGrid<3>& g) {
+    return g.set_filter(to_handle(handle), to_filter(filter));
+  });
+}
+LWC_API lwc_status lwc_persistent_grid3_set_user_data(lwc_persistent_grid3* grid, lwc_handle handle, uintptr_t user) {
+  return persistent_change<3>("lwc_persistent_grid3_set_user_data", grid,
+                              [&](lwc::PersistentGrid<3>& g) { return g.set_user_data(to_handle(handle), user); });
+}
+LWC_API lwc_status lwc_persistent_grid3_refilter(lwc_persistent_grid3* grid, lwc_handle handle) {
+  return persistent_change<3>("lwc_persistent_grid3_refilter", grid,
+                              [&](lwc::PersistentGrid<3>& g) { return g.refilter(to_handle(handle)); });
+}
+LWC_API lwc_status lwc_persistent_grid3_user_data(const lwc_persistent_grid3* grid, lwc_handle handle, uintptr_t* out) {
+  return persistent_box_read<3>(
+      "lwc_persistent_grid3_user_data", grid, out,
+      [&](const lwc::PersistentGrid<3>& g) { return g.user_data(to_handle(handle)); },
+      [](lwc::UserData u) { return u; });
+}
+LWC_API lwc_status lwc_persistent_grid3_filter(const lwc_persistent_grid3* grid, lwc_handle handle, lwc_filter* out) {
+  return persistent_box_read<3>(
+      "lwc_persistent_grid3_filter", grid, out,
+      [&](const lwc::PersistentGrid<3>& g) { return g.filter(to_handle(handle)); }, from_filter);
+}
+LWC_API lwc_status lwc_persistent_grid3_update(lwc_persistent_grid3* grid, lwc_update_stats* stats) {
+  return persistent_update<3>("lwc_persistent_grid3_update", grid, stats);
+}
+LWC_API lwc_status lwc_persistent_grid3_events(const lwc_persistent_grid3* grid, int which, lwc_contact* out,
+                                               size_t capacity, size_t* count) {
+  return persistent_events<3>("lwc_persistent_grid3_events", grid, which, out, capacity, count);
+}
+LWC_API lwc_status lwc_persistent_grid3_pairs(const lwc_persistent_grid3* grid, lwc_contact* out, size_t capacity,
+                                              size_t* count) {
+  return persistent_pairs<3>("lwc_persistent_grid3_pairs", grid, out, capacity, count);
+}
+LWC_API lwc_status lwc_persistent_grid3_query(const lwc_persistent_grid3* grid, const lwc_box3* box, lwc_query_hit* out,
+                                              size_t capacity, size_t* count) {
+  return persistent_query<3>("lwc_persistent_grid3_query", grid, box, out, capacity, count);
+}
+LWC_API lwc_status lwc_persistent_grid3_queryf(const lwc_persistent_grid3* grid, const lwc_float_box3* box,
+                                               lwc_query_hit* out, size_t capacity, size_t* count) {
+  return persistent_query<3>("lwc_persistent_grid3_queryf", grid, box, out, capacity, count);
+}
+LWC_API lwc_status lwc_persistent_grid3_query_each(const lwc_persistent_grid3* grid, const lwc_box3* box,
+                                                   lwc_query_fn fn, void* context) {
+  return persistent_query_each<3>("lwc_persistent_grid3_query_each", grid, box, fn, context);
+}
+LWC_API lwc_status lwc_persistent_grid3_raycast(const lwc_persistent_grid3* grid, const lwc_segment3* segment,
+                                                lwc_ray_hit* out, size_t capacity, size_t* count) {
+  return persistent_raycast<3>("lwc_persistent_grid3_raycast", grid, segment, out, capacity, count);
+}
+LWC_API lwc_status lwc_persistent_grid3_raycast_each(const lwc_persistent_grid3* grid, const lwc_segment3* segment,
+                                                     lwc_ray_fn fn, void* context) {
+  return persistent_raycast_each<3>("lwc_persistent_grid3_raycast_each", grid, segment, fn, context);
+}
+LWC_API lwc_status lwc_persistent_grid3_boxes(const lwc_persistent_grid3* grid, lwc_tracked3* out, size_t capacity,
+                                              size_t* count) {
+  return persistent_boxes<3>("lwc_persistent_grid3_boxes", grid, out, capacity, count);
+}
+LWC_API lwc_status lwc_persistent_grid3_box(const lwc_persistent_grid3* grid, lwc_handle handle, lwc_box3* out) {
+  return persistent_box_read<3>(
+      "lwc_persistent_grid3_box", grid, out, [&](const lwc::PersistentGrid<3>& g) { return g.box(to_handle(handle)); },
+      from_box<3>);
+}
+LWC_API lwc_status lwc_persistent_grid3_size(const lwc_persistent_grid3* grid, int64_t* out) {
+  return persistent_read<3>("lwc_persistent_grid3_size", grid, out,
+                            [](const lwc::PersistentGrid<3>& g) { return g.size(); });
 }
 LWC_API lwc_status lwc_persistent_grid3_pending(const lwc_persistent_grid3* grid, size_t* out) {
   return persistent_read<3>("lwc_persistent_grid3_pending", grid, out,
@@ -1293,3 +1625,6 @@ LWC_API lwc_status lwc_committer_published(const lwc_committer* committer, lwc_b
     return s;
   });
 }
+
+// For the C API's other units (capi/draw.cc): a failure recorded as the calling thread's message (F2).
+lwc_status lwc_c_fail(lwc_status code, std::string message) { return fail(code, std::move(message)); }

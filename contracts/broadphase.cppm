@@ -4,13 +4,14 @@
 // Executable B- and E-clauses (docs/broadphase.md), split as modules/broadphase is:
 //   :batch       (contracts/broadphase/batch.cppm)       brute force, the outcome oracle, the B checkers;
 //   :persistent  (contracts/broadphase/persistent.cppm)  the persistent model, its checkers and judge.
-// `import lwc.contracts.broadphase;` brings both. Only `export import` lines belong here.
-#ifndef LWC_HEADER_BUILD
+// `import lwc.contracts.broadphase;` brings both; the header contracts/lwc/contracts/broadphase.h is the
+// same in the header build (one source, two modes: modules/lwc/config.h).
+module;
+#define LWC_MODULE_UNIT 1
+#include "lwc/config.h"
 export module lwc.contracts.broadphase;
 
 export import :batch;
 export import :persistent;
-#else
-#include "lwc/contracts/broadphase/batch.h"
-#include "lwc/contracts/broadphase/persistent.h"
-#endif
+
+#include "lwc/contracts/broadphase.h"

@@ -24,7 +24,7 @@ namespace lwc::proofs {
 namespace {
 
 // A symbolic ChunkSize: the members split's kernels read, with the values ChunkSize's constructor stores
-// (modules/decompose.cppm), as constraints on z3 integers.
+// (modules/lwc/decompose.h), as constraints on z3 integers.
 struct ZSize {
   ZS value_;
   z3::expr pow2_;

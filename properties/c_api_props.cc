@@ -46,6 +46,26 @@ std::vector<lwc_box2> to_c(const std::vector<lwc::Box2>& boxes) {
   return out;
 }
 
+// The float equal to v, when there is one (NaN has no equal; a double beyond the floats is never cast).
+std::optional<float> as_float(double v) {
+  if (std::isnan(v) || (std::isfinite(v) && std::fabs(v) > std::numeric_limits<float>::max())) return std::nullopt;
+  const auto f = static_cast<float>(v);
+  return static_cast<double>(f) == v ? std::optional<float>(f) : std::nullopt;
+}
+
+// The float box equal to `b`, when each bound is a float.
+std::optional<lwc_float_box2> as_float_box(const lwc::Box2& b) {
+  lwc_float_box2 out{};
+  for (std::size_t k = 0; k < 2; ++k) {
+    const std::optional<float> lo = as_float(b.min[k]);
+    const std::optional<float> hi = as_float(b.max[k]);
+    if (!lo || !hi) return std::nullopt;
+    out.min[k] = *lo;
+    out.max[k] = *hi;
+  }
+  return out;
+}
+
 // A config as raw numbers, valid or not, and the C++ config it makes (when every create() accepts it).
 struct Config {
   lwc_grid_config c;
@@ -243,10 +263,10 @@ LWC_PROP(CApi, F2_MessageIsTheCppMessage, ()) {
 LWC_PROP(CApi, F3_NullOrBadArgumentWritesNothing, ()) {
   lwc_persistent_grid2* grid = nullptr;
   const lwc_grid_config config = lwc_grid_config_default();
-  RC_ASSERT(lwc_persistent_grid2_create(&config, &grid) == LWC_OK);
+  RC_ASSERT(lwc_persistent_grid2_create(&config, nullptr, nullptr, &grid) == LWC_OK);
   const lwc_box2 box{{0, 0}, {1, 1}};
   lwc_handle h;
-  RC_ASSERT(lwc_persistent_grid2_insert(grid, &box, &h) == LWC_OK);
+  RC_ASSERT(lwc_persistent_grid2_insert(grid, &box, 0, lwc_filter_default(), &h) == LWC_OK);
   const auto n = static_cast<std::size_t>(*rc::gen::inRange(1, 5));
   std::vector<std::int64_t> xs(n, 5);
   std::vector<lwc_chunk_point> points(n, poisoned<lwc_chunk_point>());
@@ -260,8 +280,8 @@ LWC_PROP(CApi, F3_NullOrBadArgumentWritesNothing, ()) {
   switch (call) {
     case 0: s = lwc_split_all(nullptr, n, 16, points.data()); break;
     case 1: s = lwc_split_all(xs.data(), n, 16, nullptr); break;
-    case 2: s = lwc_persistent_grid2_insert(grid, nullptr, &out); break;
-    case 3: s = lwc_persistent_grid2_insert(grid, &box, nullptr); break;
+    case 2: s = lwc_persistent_grid2_insert(grid, nullptr, 0, lwc_filter_default(), &out); break;
+    case 3: s = lwc_persistent_grid2_insert(grid, &box, 0, lwc_filter_default(), nullptr); break;
     case 4: s = lwc_persistent_grid2_move(grid, h, &box, bad_enum); break;
     case 5: s = lwc_persistent_grid2_events(grid, bad_enum, contacts, 4, &count); break;
     case 6: s = lwc_persistent_grid2_pairs(grid, nullptr, n, &count); break;
@@ -290,6 +310,70 @@ LWC_PROP(CApi, F3_FailedCallWritesNothing, ()) {
   for (std::size_t i = 0; i < vs.size(); ++i) {
     RC_ASSERT(out[i] == (s == LWC_OK ? *lwc::cell_of(vs[i], h) : 0x5a5a));
   }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// F8
+
+// find_pairs through a view into a pair list: an engine's AABB array of doubles with padding between the
+// corners, or of floats (when every bound is a float), gives the C++ find_pairs' code, pairs and stats;
+// a failed call leaves the list with what it held (F3).
+LWC_PROP_SCALED(CApi, F8_PairListHoldsFindPairs, 4, ()) {
+  const double h = *lwc::testing::scene_cell_size();
+  const std::vector<lwc::Box2> boxes = *any_scene(h);
+  const Config config = *any_config(h);
+  struct Aabb {
+    double lower[2];
+    std::int32_t tag;
+    double upper[2];
+  };
+  struct FloatAabb {
+    std::uint32_t id;
+    float lower[2];
+    float upper[2];
+  };
+  std::vector<Aabb> doubles;
+  std::vector<FloatAabb> floats;
+  bool all_float = true;
+  for (const lwc::Box2& b : boxes) {
+    doubles.push_back({{b.min[0], b.min[1]}, 7, {b.max[0], b.max[1]}});
+    const std::optional<lwc_float_box2> f = as_float_box(b);
+    all_float = all_float && f.has_value();
+    const lwc_float_box2 fb = f.value_or(lwc_float_box2{});
+    floats.push_back({3, {fb.min[0], fb.min[1]}, {fb.max[0], fb.max[1]}});
+  }
+  const bool use_floats = all_float && *rc::gen::arbitrary<bool>();
+  const lwc_box_view view =
+      use_floats ? lwc_box_view{floats.empty() ? nullptr : floats[0].lower, floats.empty() ? nullptr : floats[0].upper,
+                                floats.size(), sizeof(FloatAabb), LWC_REAL_FLOAT}
+                 : lwc_box_view{doubles.empty() ? nullptr : doubles[0].lower,
+                                doubles.empty() ? nullptr : doubles[0].upper, doubles.size(), sizeof(Aabb),
+                                LWC_REAL_DOUBLE};
+  lwc_pair_list* list = nullptr;
+  RC_ASSERT(lwc_pair_list_create(&list) == LWC_OK);
+  // The list holds the pairs of an earlier call: a failure must leave them.
+  const lwc_box2 earlier[2] = {{{0, 0}, {1, 1}}, {{1, 1}, {2, 2}}};
+  const lwc_box_view earlier_view{earlier[0].min, earlier[0].max, 2, sizeof(lwc_box2), LWC_REAL_DOUBLE};
+  const lwc_grid_config plain = lwc_grid_config_default();
+  RC_ASSERT(lwc_find_pairs2_view(&earlier_view, &plain, list, nullptr) == LWC_OK);
+  lwc_stats stats = poisoned<lwc_stats>();
+  const lwc_status s = lwc_find_pairs2_view(&view, &config.c, list, &stats);
+  const lwc_pair* got = nullptr;
+  std::size_t count = 0;
+  RC_ASSERT(lwc_pair_list_pairs(list, &got, &count) == LWC_OK);
+  const absl::StatusOr<lwc::PairsResult> cpp =
+      config.cpp ? lwc::find_pairs(boxes, *config.cpp) : absl::InvalidArgumentError("bad config");
+  RC_ASSERT(s == code_of(cpp.status()));
+  if (!cpp.ok()) {
+    RC_ASSERT(untouched(stats));
+    RC_ASSERT(count == 1u && got[0].a == 0u && got[0].b == 1u);
+  } else {
+    RC_ASSERT(count == cpp->pairs.size());
+    for (std::size_t i = 0; i < count; ++i) RC_ASSERT(got[i].a == cpp->pairs[i].a && got[i].b == cpp->pairs[i].b);
+    RC_ASSERT(stats.memberships == cpp->stats.memberships && stats.pairs == cpp->stats.pairs &&
+              stats.levels == cpp->stats.levels && stats.occupied_cells == cpp->stats.occupied_cells);
+  }
+  RC_ASSERT(lwc_pair_list_destroy(list) == LWC_OK);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -350,7 +434,7 @@ LWC_PROP(CApi, F5_HandlesIssuedOnceRefusedAfterDestroy, ()) {
         id = c;
       } else {
         lwc_persistent_grid2* g = nullptr;
-        RC_ASSERT(lwc_persistent_grid2_create(&config, &g) == LWC_OK);
+        RC_ASSERT(lwc_persistent_grid2_create(&config, nullptr, nullptr, &g) == LWC_OK);
         id = g;
       }
       RC_ASSERT(reinterpret_cast<std::uintptr_t>(id) != 0u);
@@ -392,7 +476,16 @@ LWC_PROP(CApi, F5_HandlesIssuedOnceRefusedAfterDestroy, ()) {
 
 bool same(const lwc_contact& c, const lwc::Contact& d) {
   return c.a.slot == d.a.slot && c.a.generation == d.a.generation && c.b.slot == d.b.slot &&
-         c.b.generation == d.b.generation;
+         c.b.generation == d.b.generation && c.user_a == d.user_a && c.user_b == d.user_b;
+}
+
+// The pair predicate of both twins (E8): refuses pairs whose payloads sum to a multiple of 3.
+bool cpp_pair_filter(void*, lwc::UserData lower, lwc::UserData higher) { return (lower + higher) % 3 != 0; }
+int c_pair_filter(void*, uintptr_t lower, uintptr_t higher) { return (lower + higher) % 3 != 0 ? 1 : 0; }
+
+lwc::Filter any_filter() {
+  return *rc::gen::element(lwc::Filter{}, lwc::Filter{2, ~std::uint64_t{2}}, lwc::Filter{4, 1},
+                           lwc::Filter{1, 0}, lwc::Filter{~std::uint64_t{0}, ~std::uint64_t{0}});
 }
 
 void assert_same_list(lwc_persistent_grid2* grid, int which, const std::vector<lwc::Contact>& want) {
@@ -403,9 +496,11 @@ void assert_same_list(lwc_persistent_grid2* grid, int which, const std::vector<l
   for (std::size_t i = 0; i < count; ++i) RC_ASSERT(same(got[i], want[i]));
 }
 
-// Random insert / move (teleport or swept) / remove / update sequences, with invalid boxes, stale and
-// never-issued handles and tight budgets, on a C handle and a C++ PersistentGrid<2>: the same codes,
-// handles, events, pairs and boxes after every step.
+// Random insert / move (teleport or swept) / remove / set_filter / set_user_data / refilter / update /
+// query / raycast sequences, with payloads, filter bits, a pair predicate (half the cases), float boxes,
+// invalid boxes and segments, stale and never-issued handles and tight budgets, on a C handle and a C++
+// PersistentGrid<2>: the same codes, handles, events with their payloads, pairs, hits and boxes after
+// every step.
 LWC_PROP_SCALED(CApi, F6_PersistentGridAgreesWithCpp, 4, ()) {
   const double h = *rc::gen::element(0.5, 1.0, 2.0, 3.0);
   lwc_grid_config c = lwc_grid_config_default();
@@ -419,15 +514,19 @@ LWC_PROP_SCALED(CApi, F6_PersistentGridAgreesWithCpp, 4, ()) {
                              .max_memberships = *lwc::MembershipBudget::create(c.max_memberships),
                              .max_pairs = *lwc::PairBudget::create(c.max_pairs),
                              .oversize = c.oversize == 0 ? lwc::Oversize::kReject : lwc::Oversize::kCoarserLevels};
-  absl::StatusOr<lwc::PersistentGrid<2>> cpp = lwc::PersistentGrid<2>::create(cpp_config);
+  const bool predicate = *rc::gen::arbitrary<bool>();
+  absl::StatusOr<lwc::PersistentGrid<2>> cpp = lwc::PersistentGrid<2>::create(
+      cpp_config, predicate ? lwc::PairFilter{cpp_pair_filter, nullptr} : lwc::PairFilter{});
   RC_ASSERT(cpp.ok());
   lwc_persistent_grid2* grid = nullptr;
-  RC_ASSERT(lwc_persistent_grid2_create(&c, &grid) == LWC_OK);
+  RC_ASSERT(lwc_persistent_grid2_create(&c, predicate ? c_pair_filter : nullptr, nullptr, &grid) == LWC_OK);
   std::vector<lwc::Handle> handles;  // every handle issued (some stale later)
   const int steps = *rc::gen::inRange(1, 30);
   for (int step = 0; step < steps; ++step) {
     const int op = *rc::gen::weightedOneOf<int>({{4, rc::gen::just(0)}, {3, rc::gen::just(1)},
-                                                 {1, rc::gen::just(2)}, {2, rc::gen::just(3)}});
+                                                 {1, rc::gen::just(2)}, {2, rc::gen::just(3)},
+                                                 {1, rc::gen::just(4)}, {1, rc::gen::just(5)},
+                                                 {1, rc::gen::just(6)}});
     const auto pick = [&] {
       if (handles.empty() || *rc::gen::inRange(0, 8) == 0) {
         return lwc::Handle{*rc::gen::inRange<std::uint32_t>(0, 5), *rc::gen::inRange<std::uint32_t>(0, 3)};
@@ -437,9 +536,17 @@ LWC_PROP_SCALED(CApi, F6_PersistentGridAgreesWithCpp, 4, ()) {
     if (op == 0) {
       const lwc::Box2 b = *lwc::testing::any_box<2>(h);
       const lwc_box2 cb = to_c(b);
+      const auto user = *rc::gen::inRange<uintptr_t>(0, 7);
+      const lwc::Filter filter = any_filter();
       lwc_handle got = poisoned<lwc_handle>();
-      const absl::StatusOr<lwc::Handle> want = cpp->insert(b);
-      RC_ASSERT(lwc_persistent_grid2_insert(grid, &cb, &got) == code_of(want.status()));
+      const absl::StatusOr<lwc::Handle> want = cpp->insert(b, user, filter);
+      // A box whose bounds are floats goes in as a float box half the time (E10: the same box).
+      const std::optional<lwc_float_box2> fb = as_float_box(b);
+      const lwc_filter cf{filter.group, filter.mask};
+      const lwc_status s = fb && *rc::gen::arbitrary<bool>()
+                               ? lwc_persistent_grid2_insertf(grid, &*fb, user, cf, &got)
+                               : lwc_persistent_grid2_insert(grid, &cb, user, cf, &got);
+      RC_ASSERT(s == code_of(want.status()));
       if (want.ok()) {
         RC_ASSERT(got.slot == want->slot && got.generation == want->generation);
         handles.push_back(*want);
@@ -458,6 +565,77 @@ LWC_PROP_SCALED(CApi, F6_PersistentGridAgreesWithCpp, 4, ()) {
       const lwc::Handle target = pick();
       const absl::Status want = cpp->remove(target);
       RC_ASSERT(lwc_persistent_grid2_remove(grid, {target.slot, target.generation}) == code_of(want));
+    } else if (op == 4) {  // change a payload or filter, or ask the predicate again (E8)
+      const lwc::Handle target = pick();
+      const lwc_handle ct{target.slot, target.generation};
+      const auto user = *rc::gen::inRange<uintptr_t>(0, 7);
+      const lwc::Filter filter = any_filter();
+      switch (*rc::gen::inRange(0, 3)) {
+        case 0:
+          RC_ASSERT(lwc_persistent_grid2_set_user_data(grid, ct, user) == code_of(cpp->set_user_data(target, user)));
+          break;
+        case 1:
+          RC_ASSERT(lwc_persistent_grid2_set_filter(grid, ct, {filter.group, filter.mask}) ==
+                    code_of(cpp->set_filter(target, filter)));
+          break;
+        default:
+          RC_ASSERT(lwc_persistent_grid2_refilter(grid, ct) == code_of(cpp->refilter(target)));
+          break;
+      }
+      uintptr_t got_user = 99;
+      lwc_filter got_filter = poisoned<lwc_filter>();
+      const absl::StatusOr<lwc::UserData> want_user = cpp->user_data(target);
+      const absl::StatusOr<lwc::Filter> want_filter = cpp->filter(target);
+      RC_ASSERT(lwc_persistent_grid2_user_data(grid, ct, &got_user) == code_of(want_user.status()));
+      RC_ASSERT(lwc_persistent_grid2_filter(grid, ct, &got_filter) == code_of(want_filter.status()));
+      const bool user_right = want_user.ok() ? got_user == *want_user : got_user == 99u;
+      const bool filter_right = want_filter.ok() ? got_filter.group == want_filter->group &&
+                                                       got_filter.mask == want_filter->mask
+                                                 : untouched(got_filter);
+      RC_ASSERT(user_right);
+      RC_ASSERT(filter_right);
+    } else if (op == 5) {  // query: the C++ hits, by slot (E11)
+      const lwc::Box2 probe = *lwc::testing::any_box<2>(h);
+      const lwc_box2 cp = to_c(probe);
+      std::vector<lwc_query_hit> want;
+      const absl::Status s = cpp->query(probe, [&](lwc::Handle hh, lwc::UserData u) {
+        want.push_back({{hh.slot, hh.generation}, u});
+        return true;
+      });
+      std::sort(want.begin(), want.end(), [](const lwc_query_hit& a, const lwc_query_hit& b) {
+        return a.handle.slot < b.handle.slot;
+      });
+      std::vector<lwc_query_hit> got(want.size() + 1, poisoned<lwc_query_hit>());
+      std::size_t count = 0;
+      RC_ASSERT(lwc_persistent_grid2_query(grid, &cp, got.data(), got.size(), &count) == code_of(s));
+      if (s.ok()) {
+        RC_ASSERT(count == want.size());
+        for (std::size_t i = 0; i < count; ++i) {
+          RC_ASSERT(got[i].handle.slot == want[i].handle.slot &&
+                    got[i].handle.generation == want[i].handle.generation && got[i].user == want[i].user);
+        }
+      } else {
+        for (const lwc_query_hit& hit : got) RC_ASSERT(untouched(hit));
+      }
+    } else if (op == 6) {  // raycast: the C++ hits, in order of entry (E9)
+      const lwc::Box2 span = *lwc::testing::any_box<2>(h);
+      const lwc_segment2 seg{{span.min[0], span.max[1]}, {span.max[0], span.min[1]}};
+      std::vector<lwc_ray_hit> want;
+      const absl::Status s = cpp->raycast(lwc::Segment<2>{{seg.from[0], seg.from[1]}, {seg.to[0], seg.to[1]}},
+                                          [&](lwc::Handle hh, lwc::UserData u, double t) {
+                                            want.push_back({{hh.slot, hh.generation}, u, t});
+                                            return true;
+                                          });
+      std::vector<lwc_ray_hit> got(want.size(), poisoned<lwc_ray_hit>());
+      std::size_t count = 0;
+      RC_ASSERT(lwc_persistent_grid2_raycast(grid, &seg, got.data(), got.size(), &count) == code_of(s));
+      if (s.ok()) {
+        RC_ASSERT(count == want.size());
+        for (std::size_t i = 0; i < count; ++i) {
+          RC_ASSERT(got[i].handle.slot == want[i].handle.slot && got[i].user == want[i].user &&
+                    std::bit_cast<std::uint64_t>(got[i].t) == std::bit_cast<std::uint64_t>(want[i].t));
+        }
+      }
     } else {
       lwc_update_stats stats = poisoned<lwc_update_stats>();
       const absl::StatusOr<lwc::ContactEvents> want = cpp->update();

@@ -12,14 +12,11 @@
 #include <utility>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <xmmintrin.h>  // _mm_getcsr, _mm_setcsr: the flush-to-zero and denormals-are-zero bits of MXCSR
-#endif
-
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "support/arbitrary_decompose.h"
+#include "support/flush_modes.h"
 #include "support/property.h"
 
 import lwc.decompose;
@@ -153,25 +150,20 @@ LWC_PROP(Decompose, D10_CellIsMonotone, ()) {
   assert_ok(lwc::contracts::check_cell_monotone(b, *cb, a, *ca));
 }
 
-// cell_of_code for (v, h) with the CPU's flush-to-zero and denormals-are-zero modes on (MXCSR bits 15
-// and 6, the modes -ffast-math's startup code sets), restored before it returns. `flushed` says whether
-// the modes took (a subnormal read as zero). Not inlined, so the compiler keeps the arithmetic between
-// the two MXCSR writes.
+// cell_of_code for (v, h) with the CPU's flush-to-zero and denormals-are-zero modes on (the modes
+// -ffast-math's startup code sets: tests/support/flush_modes.h), restored before it returns. `flushed`
+// says whether the modes took (a subnormal read as zero).
 template <class F>
-[[gnu::noinline]] absl::StatusCode cell_code_flushing_subnormals(F v, lwc::BasicCellSize<F> h, std::int64_t& cell,
+absl::StatusCode cell_code_flushing_subnormals(F v, lwc::BasicCellSize<F> h, std::int64_t& cell,
                                                                  bool& flushed) {
-#if defined(__SSE2__)
-  const unsigned saved = _mm_getcsr();
-  _mm_setcsr(saved | 0x8040u);
-  volatile F tiny = std::numeric_limits<F>::denorm_min();
-  flushed = tiny * F(1) == F(0);
-  const absl::StatusCode code = lwc::cell_of_code<F>(v, h, cell);
-  _mm_setcsr(saved);
-  return code;
-#else
+  absl::StatusCode code = absl::StatusCode::kOk;
   flushed = false;
-  return lwc::cell_of_code<F>(v, h, cell);
-#endif
+  const bool known = lwc::testing::with_subnormals_flushed([&] {
+    volatile F tiny = std::numeric_limits<F>::denorm_min();
+    flushed = tiny * F(1) == F(0);
+    code = lwc::cell_of_code<F>(v, h, cell);
+  });
+  return known ? code : lwc::cell_of_code<F>(v, h, cell);
 }
 
 // A subnormal F from its significand bits: the smallest and largest subnormal, or random bits of a

@@ -21,11 +21,13 @@
 import argparse
 import concurrent.futures
 import json
+import math
 import os
 import random
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -33,8 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 HEADING = re.compile(r"^### ([A-Z][0-9]+) — (.*)$")
 ADVICE = ("A failed property is a library bug or a property bug: run the command above, read the shrunk\n"
           "counterexample, fix whichever is wrong, and keep the case as a named regression test in\n"
-          "tests/<contract>_test.cc with its reproduce= string in a comment (README.md, \"Reproducing a\n"
-          "property failure\").")
+          "tests/<contract>_test.cc with its reproduce= string in a comment (docs/development.md,\n"
+          "\"Reproducing a property failure\").")
 
 
 def say(message):
@@ -125,11 +127,14 @@ def run_gtest(binary, json_path, log_path, rc_params=None, gtest_filter=None):
     return status, cases, None
 
 
-def reproduce_command(binary, case, rc_params):
+def reproduce_command(binary, case, rc_params, prop_seconds=0):
     """The exact command that replays a failed property: its own reproduce= string when RapidCheck found a
-    counterexample, else the seed and case count it ran with (the run repeats: same seed, same cases)."""
-    params = case.get("rc_reproduce") or rc_params
-    return f'RC_PARAMS="{params}" {rel(binary)} --gtest_filter={case["suite"]}.{case["name"]}'
+    counterexample, else the seed and case count it ran with (the run repeats: same seed, same cases; under
+    a time budget, LWC_PROP_SECONDS, about the same)."""
+    if case.get("rc_reproduce"):
+        return f'RC_PARAMS="{case["rc_reproduce"]}" {rel(binary)} --gtest_filter={case["suite"]}.{case["name"]}'
+    budget = f"LWC_PROP_SECONDS={prop_seconds} " if prop_seconds else ""
+    return f'{budget}RC_PARAMS="{rc_params}" {rel(binary)} --gtest_filter={case["suite"]}.{case["name"]}'
 
 
 def failure_text(case, lines=12):
@@ -244,60 +249,251 @@ def cmd_seeds(args):
 
 
 # ---------------------------------------------------------------------------------------------------
-# The audit: run everything, then one row per clause.
+# The audit: run every suite within a time budget (or to fixed counts: --thorough), then one row per clause.
+#
+# The budget is wall-clock seconds for the suites (the build is not in it). It is divided as the run goes,
+# so that what one suite takes beyond its share comes out of the next: the exhaustive checks of the small
+# scope run first (every input of the int8 / two-step scopes: fixed work, seconds); properties then get
+# two thirds of what is left, spread evenly over every property (each runs in rounds until its slice is
+# spent, LWC_PROP_SECONDS, properties/support/property.h, at most --cases cases); fuzzing gets the rest,
+# spread evenly over every target. Suites run `jobs()` at a time (one per core): a property's slice is
+# share x jobs / properties less a process's start-up, a target's the rest / ceil(targets / jobs). --thorough runs instead every property to --cases, every exhaustive scope whole and
+# every fuzz target for --seconds: the run CI makes.
+
+DEFAULT_BUDGET = 420
+MIN_BUDGET = 180  # a slow setup or build never squeezes the suites below this
+MIN_FUZZ_SECONDS = 5  # properties that overran their share never leave a target less than this
+QUICK_EXHAUSTIVE = "*Int8*:*Quick*-*Slow*"  # the small scope, as CTest runs it (CMakeLists.txt)
+
+
+def clock(seconds):
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class Progress:
+    """The progress line: elapsed against planned, the suite running, how far it is, and what is left.
+    On a terminal it is one line rewritten in place; otherwise (a log, CI) a line per finished item."""
+
+    def __init__(self, planned, left):
+        self.started = time.monotonic()
+        self.planned = planned
+        self.left = dict(left)  # suite -> items not yet started
+        self.tty = sys.stderr.isatty()
+        self.lock = threading.Lock()
+
+    def show(self, suite, done, total, running, finished=None):
+        with self.lock:
+            elapsed = time.monotonic() - self.started
+            rest = ", ".join(f"{n} {k}" for k, n in self.left.items() if n > 0 and k != suite)
+            plan = (f" of ~{clock(self.planned)} ({clock(max(0, self.planned - elapsed))} left)"
+                    if self.planned else "")
+            text = (f"[lwc] {clock(elapsed)}{plan} | {suite} {done}/{total}"
+                    + (f", running {', '.join(running)}" if running else "")
+                    + (f" | then {rest}" if rest else " | last suite"))
+            if self.tty:
+                width = os.get_terminal_size(sys.stderr.fileno()).columns
+                print("\r\033[K" + text[:max(20, width - 1)], end="", file=sys.stderr, flush=True)
+            elif finished is not None:
+                print(f"{text} | done {finished}", file=sys.stderr, flush=True)
+
+    def end_line(self):
+        if self.tty:
+            print(file=sys.stderr, flush=True)
+
+
+def run_pool(progress, suite, items, work, label):
+    """Runs work(item) for every item, jobs() at a time, showing progress; returns [(item, result)]."""
+    running, done = [], 0
+    lock = threading.Lock()
+    total = len(items)
+    progress.left[suite] = 0
+
+    def one(item):
+        nonlocal done
+        with lock:
+            running.append(label(item))
+            progress.show(suite, done, total, list(running))
+        result = work(item)
+        with lock:
+            running.remove(label(item))
+            done += 1
+            progress.show(suite, done, total, list(running), finished=label(item))
+        return item, result
+
+    with concurrent.futures.ThreadPoolExecutor(jobs()) as pool:
+        return list(pool.map(one, items))
+
+
+def list_tests(binary, gtest_filter=None):
+    """The tests of a GoogleTest binary, "Suite.Name", as --gtest_list_tests prints them (DISABLED_ ones
+    are not run and not listed)."""
+    args = [str(binary), "--gtest_list_tests"] + ([f"--gtest_filter={gtest_filter}"] if gtest_filter else [])
+    out = subprocess.run(args, capture_output=True, text=True).stdout
+    tests, suite = [], None
+    for line in out.splitlines():
+        if not line.strip() or line.startswith("Running main"):
+            continue
+        if not line.startswith(" "):
+            suite = line.split()[0]
+        elif suite and not line.split()[0].startswith("DISABLED_") and not suite.startswith("DISABLED_"):
+            tests.append(suite + line.split()[0])
+    return tests
+
+
+def write_suite_json(path, cases_by_suite):
+    """GoogleTest's JSON shape, {"testsuites": [{"name", "testsuite": [case...]}]}, for cases gathered from
+    one process per test."""
+    path.write_text(json.dumps({"testsuites": [{"name": name, "testsuite": cases}
+                                               for name, cases in cases_by_suite.items()]}, indent=1) + "\n")
+
+
+def run_property(binary, test, evidence, logs, rc_params, seconds):
+    """One property in its own process (so that properties spread over the cores and a crash names its
+    property). Returns its GoogleTest testcase, or a failed one when the process died."""
+    stem = f"{binary.name}.{test}"
+    started = time.monotonic()
+    json_path, log_path = evidence / "cases" / f"{stem}.json", logs / f"{stem}.log"
+    env = dict(os.environ, RC_PARAMS=rc_params)
+    env.pop("LWC_PROP_SECONDS", None)
+    if seconds:
+        env["LWC_PROP_SECONDS"] = f"{seconds:.3f}"
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.unlink(missing_ok=True)
+    with open(log_path, "w", encoding="utf-8") as log:
+        subprocess.run([str(binary), "--gtest_color=no", f"--gtest_output=json:{json_path}", f"--gtest_filter={test}"],
+                       stdout=log, stderr=subprocess.STDOUT, env=env)
+    suite, name = test.split(".", 1)
+    if json_path.exists():
+        for s in json.loads(json_path.read_text(encoding="utf-8")).get("testsuites", []):
+            for case in s.get("testsuite", []):
+                return suite, case
+    command = reproduce_command(binary, {"suite": suite, "name": name}, rc_params, round(seconds, 3))
+    return suite, {"name": name, "time": f"{time.monotonic() - started:.3f}s",
+                   "failures": [{"failure": f"the process died (log {rel(log_path)})\n  reproduce: {command}"}]}
+
+
+def budget_of(args):
+    """(seconds, why): the suites' budget, --budget when given; else DEFAULT_BUDGET, or less when --deadline
+    (the time the whole command should end by, which the driver sets 14 minutes after it started) leaves
+    less after setup and build, but never under MIN_BUDGET."""
+    if args.budget is not None:
+        return float(args.budget), "--budget"
+    left = None if args.deadline is None else args.deadline - time.time()
+    if left is None or left >= DEFAULT_BUDGET:
+        return float(DEFAULT_BUDGET), "the default"
+    if left <= MIN_BUDGET:
+        return float(MIN_BUDGET), "the least the default gives"
+    return float(left), "what the deadline left after setup and build"
+
 
 def cmd_audit(args):
     started = time.monotonic()
     seed = random.SystemRandom().getrandbits(63) if args.seed == "random" else int(args.seed)
     out = Path(args.out)
-    evidence = out / "evidence"
+    evidence, logs = out / "evidence", out / "logs"
+    for d in (evidence, logs):
+        d.mkdir(parents=True, exist_ok=True)
+    for stale in list(evidence.glob("*.json")) + list((evidence / "cases").glob("*.json")):
+        stale.unlink()
+    thorough = args.thorough
+    budget, budget_from = (None, None) if thorough else budget_of(args)
+    build = Path(args.build_dir)
+    fuzz_dir = Path(args.fuzz_dir)
+    suites = binaries(build, "properties", "_props")
+    exhaustive = binaries(build, "exhaustive", "_exhaustive")
+    targets = fuzz_targets() if args.seconds != 0 else []  # --seconds 0: no fuzzing
+    listing = time.monotonic()
+    properties = [(suite, test) for suite in suites for test in list_tests(suite)]
+    # A process's own cost (start, sanitizer runtime, JSON), measured on the listing: each property pays it.
+    startup = (time.monotonic() - listing) / max(1, len(suites))
     rc_params = f"seed={seed} max_success={args.cases}"
-    for suite in binaries(args.build_dir, "properties", "_props"):
-        say(f"properties: {suite.stem.removesuffix('_props')} ({args.cases} cases per property, seed {seed})")
-        status, cases, crashed = run_gtest(suite, evidence / f"{suite.name}.json", out / f"{suite.name}.log",
-                                           rc_params)
-        for c in cases:
-            print(f"  {c['name']:<40} " + ("FAILED" if c["failed"] else f"{int(c.get('rc_cases', 0)):>10} cases  ok"),
-                  file=sys.stderr)
+    mode = (f"thorough: {args.cases} cases per property, every exhaustive scope, "
+            f"{(60 if args.seconds is None else args.seconds) if targets else 0} s per fuzz target" if thorough
+            else f"budget {budget:.0f} s for the suites ({budget_from}), {jobs()} at a time")
+    say(f"audit ({mode}; seed {seed}): {len(properties)} properties in {len(suites)} suites, "
+        f"{len(exhaustive)} exhaustive checks, {len(targets)} fuzz targets")
+    progress = Progress(budget, {"exhaustive checks": len(exhaustive), "properties": len(properties),
+                                 "fuzz targets": len(targets)})
+    spent = {}
+
+    # 1. Exhaustive checks: the small scope within a budget, every scope when thorough.
+    t0 = time.monotonic()
+    scope = None if thorough else QUICK_EXHAUSTIVE
+
+    def run_exhaustive(binary):
+        return run_gtest(binary, evidence / f"{binary.name}.json", logs / f"{binary.name}.log", gtest_filter=scope)
+
+    for binary, (status, cases, crashed) in run_pool(progress, "exhaustive checks", exhaustive, run_exhaustive,
+                                                      lambda b: b.stem.removesuffix("_exhaustive")):
         if crashed:
-            say(f"{suite.name} died in {crashed}: see {rel(out)}/{suite.name}.log")
-    for binary in binaries(args.build_dir, "exhaustive", "_exhaustive"):
-        say(f"exhaustive: {binary.stem.removesuffix('_exhaustive')} (every input in the small scope)")
-        t0 = time.monotonic()
-        status, cases, crashed = run_gtest(binary, evidence / f"{binary.name}.json", out / f"{binary.name}.log")
-        for c in cases:
-            for key in (k for k in c if k.startswith("exhaustive.")):
-                print(f"  {key.split('.', 1)[1]:<40} {int(c[key]):>16} cases  {'FAILED' if c['failed'] else 'ok'}",
-                      file=sys.stderr)
-        say(f"exhaustive: {binary.name} {'ok' if status == 0 else 'FAILED'} in {time.monotonic() - t0:.0f} s")
-    for binary in binaries(args.build_dir, "proofs", "_proof"):
+            say(f"exhaustive: {binary.name} died in {crashed}: see {rel(logs)}/{binary.name}.log")
+    spent["exhaustive"] = time.monotonic() - t0
+
+    # 2. Properties: two thirds of what the budget has left, the same slice for each.
+    t0 = time.monotonic()
+    prop_seconds = 0.0
+    if not thorough and properties:
+        left = max(0.0, budget - (time.monotonic() - started))
+        if args.seconds:  # the fuzz time was given: the properties get the rest
+            share = left - args.seconds * math.ceil(len(targets) / jobs())
+        else:
+            share = left * (2 / 3 if targets else 1)
+        prop_seconds = max(0.5, share * jobs() / len(properties) - startup)
+    results = run_pool(progress, "properties", properties,
+                       lambda p: run_property(p[0], p[1], evidence, logs, rc_params, prop_seconds),
+                       lambda p: f"{p[0].stem.removesuffix('_props')} {p[1].split('.', 1)[1]}")
+    by_binary = {}
+    for (suite, _), (suite_name, case) in results:
+        by_binary.setdefault(suite, {}).setdefault(suite_name, []).append(case)
+    for suite, cases in by_binary.items():
+        write_suite_json(evidence / f"{suite.name}.json", cases)
+    spent["properties"] = time.monotonic() - t0
+
+    # 3. Fuzzing: the rest of the budget, the same for each target.
+    t0 = time.monotonic()
+    fuzz_seconds = args.seconds if args.seconds is not None else (60 if thorough else 0)
+    if targets and not fuzz_seconds:  # the rest of the budget, in waves of jobs() targets
+        left = max(0.0, budget - (time.monotonic() - started))
+        fuzz_seconds = max(MIN_FUZZ_SECONDS, int(left / math.ceil(len(targets) / jobs())))
+    fuzz = {}
+    for t, (executions, ok) in run_pool(progress, "fuzz targets", targets, lambda t: run_fuzzer(fuzz_dir, t, fuzz_seconds),
+                                        lambda t: t):
+        fuzz[t] = {"executions": executions, "ok": ok, "seconds": fuzz_seconds}
+    (evidence / "fuzz.json").write_text(json.dumps(fuzz, indent=2) + "\n")
+    spent["fuzz"] = time.monotonic() - t0
+    progress.end_line()
+
+    # 4. Proofs (z3), where the build has them: outside the budget, like the build.
+    for binary in binaries(build, "proofs", "_proof"):
         say(f"proof: {binary.stem.removesuffix('_proof')} (z3, every input)")
         t0 = time.monotonic()
-        with open(out / f"{binary.name}.log", "w") as log:
+        with open(logs / f"{binary.name}.log", "w") as log:
             status = subprocess.call([str(binary), "--json", str(evidence / f"{binary.name}.json")],
                                      stdout=log, stderr=subprocess.STDOUT)
         say(f"proof: {binary.name} {'all proved' if status == 0 else 'NOT all proved'} in {time.monotonic() - t0:.0f} s")
-    fuzz = {}
-    for t in fuzz_targets() if args.seconds > 0 else []:  # --seconds 0: a quick audit without fuzzing
-        say(f"fuzzing: {t} for {args.seconds}s (clauses: {' '.join(fuzz_clauses(t))})")
-        executions, ok = run_fuzzer(args.fuzz_dir, t, args.seconds)
-        print(f"  {t:<40} {executions:>10} executions  {'ok' if ok else 'crash'}", file=sys.stderr)
-        fuzz[t] = {"executions": executions, "ok": ok}
-    (evidence / "fuzz.json").write_text(json.dumps(fuzz, indent=2) + "\n")
-    run = {"seed": seed, "cases_per_property": args.cases, "fuzz_seconds_per_target": args.seconds,
+
+    run = {"seed": seed, "mode": "thorough" if thorough else "budget", "budget_seconds": budget,
+           "budget_from": budget_from,
+           "jobs": jobs(), "cases_per_property": args.cases, "seconds_per_property": round(prop_seconds, 3),
+           "exhaustive_scope": "every scope" if thorough else f"small scope ({QUICK_EXHAUSTIVE})",
+           "fuzz_seconds_per_target": fuzz_seconds if targets else 0,
+           "spent_seconds": {k: round(v) for k, v in spent.items()},
            "elapsed_seconds": round(time.monotonic() - started)}
     (evidence / "run.json").write_text(json.dumps(run, indent=2) + "\n")
-    return report(Path(args.build_dir), out)
+    return report(build, out)
 
 
 def coverage_of(summary, contract):
-    """(lines %, branches %) of modules/<contract>.cppm and modules/<contract>/*.cppm, or None.
+    """(lines %, branches %) of a contract's sources, or None: its headers modules/lwc/<contract>.h and
+    modules/lwc/<contract>/*.h (where the code of a unit in fmt's shape lives) and its module units
+    modules/<contract>.cppm and modules/<contract>/*.cppm.
 
     summary.json's "files" maps a path to {"lines_percent", "branches_percent"} and, when it has them,
     "lines_count"/"lines_covered"/"branches_count"/"branches_covered": with counts the files are pooled
     exactly; without, a contract of several files shows its lowest file (a percentage cannot be pooled)."""
     files = [v for k, v in (summary or {}).get("files", {}).items()
-             if re.search(rf"(^|/)modules/{re.escape(contract)}(\.cppm|/[^/]+\.cppm)$", k)]
+             if re.search(rf"(^|/)modules/(lwc/{re.escape(contract)}(\.h|/[^/]+\.h)|{re.escape(contract)}(\.cppm|/[^/]+\.cppm))$", k)]
     if not files:
         return None
     figures = []
@@ -370,14 +566,19 @@ def report(build_dir, out):
     evidence = out / "evidence"
     run = json.loads((evidence / "run.json").read_text())
     props, nprops, exh, fuzz, nfuzz, bad, broken, seen = {}, {}, {}, {}, {}, set(), set(), set()
+    seconds = {}  # (contract, clause) -> seconds of the evidence naming it (a fuzz target's for each clause)
     failures = []
     rc_params = f"seed={run['seed']} max_success={run['cases_per_property']}"
+    prop_seconds = run.get("seconds_per_property", 0)
+
+    def case_seconds(case):
+        return float(str(case.get("time", "0s")).rstrip("s") or 0)
 
     def gtest_evidence(kind, binary, contract):
         path = evidence / f"{binary.name}.json"
         if not path.exists():
             broken.add(contract)
-            log = out / f"{binary.name}.log"
+            log = out / "logs" / f"{binary.name}.log"
             running = None
             if log.exists():
                 for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -401,6 +602,7 @@ def report(build_dir, out):
                     seen.add(key)
                     props[key] = props.get(key, 0) + (0 if failed else int(case.get("rc_cases", 0)))
                     nprops[key] = nprops.get(key, 0) + 1
+                    seconds[key] = seconds.get(key, 0.0) + case_seconds(case)
                     if failed:
                         bad.add(key)
                 else:
@@ -409,6 +611,7 @@ def report(build_dir, out):
                         key = (contract, clause)
                         seen.add(key)
                         exh[key] = exh.get(key, 0) + int(case[f"exhaustive.{contract}.{clause}"])
+                        seconds[key] = seconds.get(key, 0.0) + case_seconds(case) / len(ids)
                         if failed:
                             bad.add(key)
                     if failed and not ids:
@@ -416,7 +619,7 @@ def report(build_dir, out):
                 if failed:
                     failures.append({"contract": contract, "test": f"{case['suite']}.{case['name']}", "kind": kind,
                                      "message": failure_text(case),
-                                     "command": reproduce_command(binary, case, rc_params) if kind == "property"
+                                     "command": reproduce_command(binary, case, rc_params, prop_seconds) if kind == "property"
                                      else f"{rel(binary)} --gtest_filter={case['suite']}.{case['name']}"})
 
     for binary in binaries(build_dir, "properties", "_props"):
@@ -431,6 +634,7 @@ def report(build_dir, out):
             seen.add(key)
             fuzz[key] = fuzz.get(key, 0) + result["executions"]
             nfuzz[key] = nfuzz.get(key, 0) + 1
+            seconds[key] = seconds.get(key, 0.0) + result.get("seconds", run.get("fuzz_seconds_per_target", 0))
             if not result["ok"]:
                 bad.add(key)
         if not result["ok"]:
@@ -467,7 +671,7 @@ def report(build_dir, out):
         rows.append((key, f"(not a clause of docs/{key[0]}.md)", "FAIL (unknown id)"))
 
     header = (f"{'contract':<10} {'id':<5} {'result':<18} {'property cases':>14} {'fuzz execs':>12} "
-              f"{'exhaustive':>14} {'proved':>8} {'coverage L/B %':>14} {'mutants':>8}  clause")
+              f"{'exhaustive':>14} {'seconds':>8} {'proved':>8} {'coverage L/B %':>14} {'mutants':>8}  clause")
     line = "-" * (len(header) + 60)
     print(f"\n{header}\n{line}")
     json_rows, warnings = [], []
@@ -481,18 +685,31 @@ def report(build_dir, out):
         if m and m["survived"]:
             warnings += [(key, s) for s in m["survived"]]
         x = exh.get(key, 0)
+        secs = seconds.get(key, 0.0)
         print(f"{contract:<10} {clause:<5} {result:<18} {props.get(key, 0):>14} {fuzz.get(key, 0):>12} "
-              f"{x if x else '-':>14} {proved.get(key, '-'):>8} {cov_text:>14} {m_text:>8}  {statement}")
+              f"{x if x else '-':>14} {secs:>8.1f} {proved.get(key, '-'):>8} {cov_text:>14} {m_text:>8}  {statement}")
         json_rows.append({"contract": contract, "id": clause, "statement": statement,
                           "property_cases": props.get(key, 0), "properties": nprops.get(key, 0),
                           "fuzz_executions": fuzz.get(key, 0), "fuzz_targets": nfuzz.get(key, 0),
-                          "exhaustive_cases": x, "proved": proved.get(key), "result": result,
+                          "exhaustive_cases": x, "seconds": round(secs, 1), "proved": proved.get(key),
+                          "result": result,
                           "coverage": None if cov is None else {"lines_percent": cov[0], "branches_percent": cov[1]},
                           "mutants": m})
     print(line)
-    print(f"{len(known)} clauses, {failed} failed; properties: {run['cases_per_property']} cases each "
-          f"(seed {run['seed']}), fuzzing: {run['fuzz_seconds_per_target']}s per target; "
-          f"{run['elapsed_seconds']}s")
+    spent = run.get("spent_seconds", {})
+    if run.get("mode") == "budget":
+        how = (f"budget {run['budget_seconds']:.0f} s ({run.get('budget_from')}), {run['jobs']} at a time: "
+               f"exhaustive {run['exhaustive_scope']} "
+               f"{spent.get('exhaustive', 0)} s; properties {spent.get('properties', 0)} s "
+               f"({run['seconds_per_property']} s each, at most {run['cases_per_property']} cases, seed {run['seed']}); "
+               f"fuzzing {spent.get('fuzz', 0)} s ({run['fuzz_seconds_per_target']} s per target)")
+    else:
+        how = (f"properties: {run['cases_per_property']} cases each (seed {run['seed']}), exhaustive: "
+               f"{run.get('exhaustive_scope', 'every scope')}, fuzzing: {run['fuzz_seconds_per_target']} s per target")
+    print(f"{len(known)} clauses, {failed} failed; {how}; {run['elapsed_seconds']} s in all")
+    if run.get("mode") == "budget":
+        print("the thorough run (every property to 100000 cases, every exhaustive scope, 60 s per fuzz target): "
+              "./lwc audit --thorough")
     if summary is None:
         print("coverage: - (no build/coverage-report/summary.json: run ./lwc coverage)")
     else:
@@ -504,7 +721,7 @@ def report(build_dir, out):
                  f"{raw.get('lines_percent')}%, branches {raw.get('branches_percent')}%)" if raw else "")
               + ("" if "files" in summary else "; per contract: - (summary.json has no \"files\" map)"))
     if mutant_table is None:
-        print("mutants: - (no build/mutants/results.tsv, no tests/mutants/recorded.tsv: run tests/mutants/run)")
+        print("mutants: - (no build/mutants/results.tsv, no tests/mutants/recorded.tsv: run ./lwc mutants)")
     else:
         heading = next((l[2:] for l in mutant_source.read_text(encoding="utf-8").splitlines()
                         if l.startswith("# recorded")), "this tree's last run")
@@ -616,9 +833,17 @@ def main():
     sys.stdout.reconfigure(line_buffering=True)  # the report and the progress on stderr stay in order
     parser = argparse.ArgumentParser(description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("audit", help="run every property suite, exhaustive check and fuzz target; report")
-    p.add_argument("--cases", type=int, default=100000)
-    p.add_argument("--seconds", type=int, default=60)
+    p = sub.add_parser("audit", help="run every property, exhaustive check and fuzz target; report")
+    p.add_argument("--budget", type=float, default=None,
+                   help=f"seconds for the suites, divided between them (default {DEFAULT_BUDGET}, or what "
+                        f"--deadline leaves, at least {MIN_BUDGET})")
+    p.add_argument("--deadline", type=float, default=None,
+                   help="when the whole command should end (Unix time): the default budget shrinks to fit it")
+    p.add_argument("--thorough", action="store_true",
+                   help="no budget: --cases per property, every exhaustive scope, --seconds per fuzz target")
+    p.add_argument("--cases", type=int, default=100000, help="cases per property (within a budget: at most)")
+    p.add_argument("--seconds", type=int, default=None,
+                   help="seconds per fuzz target (default: the budget's share; 60 when thorough; 0: no fuzzing)")
     p.add_argument("--seed", default="random")
     p.add_argument("--build-dir", default=str(ROOT / "build" / "audit"))
     p.add_argument("--fuzz-dir", default=str(ROOT / "build" / "fuzz"))

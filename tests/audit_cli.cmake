@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 # tests/audit_cli.cmake — runs lwc-audit on one trace as a user would and checks its exit status and output.
-#   cmake -DAUDIT=lwc-audit -DTRACE=file.jsonl -DEXPECT=status -DMIGRATE=out.jsonl -P audit_cli.cmake
+#   cmake -DAUDIT=lwc-audit -DTRACE=file.jsonl -DEXPECT=status -DMIGRATE=out.jsonl [-DROWS=regex|...] -P audit_cli.cmake
 # With status 1 the migration file must hold one line per "stored" record the report counts as migrated
-# (and be empty for traces without stored records); with 0 the report must say "clean".
+# (and be empty for traces without stored records); with 0 the report must say "clean". Each regex of ROWS
+# must match a line of the report (a clause's row: contract, id, records checked, violations).
 file(REMOVE ${MIGRATE})
 # Both spellings of the trace: positional, and `--trace TRACE` (as `./lwc audit --trace` passes it) for
 # the traces with violations.
@@ -38,4 +39,10 @@ endif()
 if(EXPECT EQUAL 2 AND NOT err MATCHES "cannot open")
   message(FATAL_ERROR "no reason given for exit 2:\n${out}${err}")
 endif()
+string(REPLACE "|" ";" rows "${ROWS}")
+foreach(row IN LISTS rows)
+  if(NOT out MATCHES "${row}")
+    message(FATAL_ERROR "no row matching '${row}' in the report:\n${out}")
+  endif()
+endforeach()
 message(STATUS "lwc-audit ${TRACE}: exit ${status} as expected")

@@ -31,7 +31,7 @@
 
 #include "support/counting_allocator.h"  // E12: every heap allocation of the process is counted
 
-#ifdef LWC_HEADER_BUILD  // tests/header_build: the same test, lwc as headers
+#ifdef LWC_USE_HEADERS  // tests/header_build: the same test, lwc as headers
 #include "lwc/decompose.h"
 #include "lwc/broadphase.h"
 #include "lwc/contracts/broadphase.h"
@@ -621,6 +621,25 @@ TEST(Persistent, ARefusedUpdateChangesNothingAndKeepsItsOperations) {
   EXPECT_EQ(r->began, (std::vector<Contact>{g.contact(a, d), g.contact(b, d)}));
 }
 
+TEST(Persistent, SweptCandidatesOverMaxPairsAreRefusedChangingNothing) {
+  // E4, E6 (B7): two bullets through two thin walls are two swept candidates, one over max_pairs = 1; the
+  // update is refused and both moves stay pending.
+  GridConfig c = config(1);
+  c.max_pairs = *lwc::PairBudget::create(1);
+  Judged<2> g(c);
+  g.insert(box(2, 0, 2.1, 1));
+  g.insert(box(2, 3, 2.1, 4));
+  const std::size_t a = g.insert(box(0, 0.25, 0.5, 0.75));
+  const std::size_t b = g.insert(box(0, 3.25, 0.5, 3.75));
+  ASSERT_TRUE(g.update().ok());
+  ASSERT_TRUE(g.move(a, box(3, 0.25, 3.5, 0.75), Motion::kSwept).ok());
+  ASSERT_TRUE(g.move(b, box(3, 3.25, 3.5, 3.75), Motion::kSwept).ok());
+  const absl::StatusOr<ContactEvents> r = g.update();
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(std::string(r.status().message()).find("swept candidates (B7, E6)"), std::string::npos) << r.status();
+  EXPECT_EQ(g.grid.pending(), 2u);
+}
+
 TEST(Persistent, ABulletThroughAWallIsASweptCandidateOnlyWhenSwept) {
   // E6. The centre-cell spatial-hash example leaves swept boxes open: a fast box that passes through a thin
   // wall within one step is disjoint from it at both ends, so the end boxes never overlap.
@@ -693,10 +712,21 @@ TEST(Persistent, CostDoesNotGrowWithStaticBoxesElsewhere) {
   for (const int extra : {0, 20000}) {
     lwc::PersistentGrid<2> grid = *lwc::PersistentGrid<2>::create(config(1));
     std::vector<Handle> near;
-    for (int i = 0; i < 100; ++i) near.push_back(*grid.insert(box(i % 10 * 1.5, i / 10 * 1.5, i % 10 * 1.5 + 2, i / 10 * 1.5 + 2)));
-    for (int i = 0; i < extra; ++i) ASSERT_TRUE(grid.insert(box(1000.0 + i % 200, 1000.0 + i / 200, 1000.5 + i % 200, 1000.5 + i / 200)).ok());
+    // Boxes on a lattice: box i in column i % k, row i / k (integer rows, so each row's y is exact).
+    for (int i = 0; i < 100; ++i) {
+      const int col = i % 10, row = i / 10;
+      near.push_back(*grid.insert(box(col * 1.5, row * 1.5, col * 1.5 + 2, row * 1.5 + 2)));
+    }
+    for (int i = 0; i < extra; ++i) {
+      const int col = i % 200, row = i / 200;
+      ASSERT_TRUE(grid.insert(box(1000.0 + col, 1000.0 + row, 1000.5 + col, 1000.5 + row)).ok());
+    }
     ASSERT_TRUE(grid.update().ok());
-    for (int i = 0; i < 100; i += 7) ASSERT_TRUE(grid.move(near[static_cast<std::size_t>(i)], box(i % 10 * 1.5 + 0.7, i / 10 * 1.5, i % 10 * 1.5 + 2.7, i / 10 * 1.5 + 2), Motion::kSwept).ok());
+    for (int i = 0; i < 100; i += 7) {
+      const int col = i % 10, row = i / 10;
+      const Box2 moved = box(col * 1.5 + 0.7, row * 1.5, col * 1.5 + 2.7, row * 1.5 + 2);
+      ASSERT_TRUE(grid.move(near[static_cast<std::size_t>(i)], moved, Motion::kSwept).ok());
+    }
     const absl::StatusOr<ContactEvents> e = grid.update();
     ASSERT_TRUE(e.ok());
     stats.push_back(e->stats);
@@ -1559,6 +1589,49 @@ TEST(EveryCore, B15_UnusableTaskSystemsAndPoolsAreInvalidArgument) {
   const std::vector<Box2> w = world(2000, 3, 80);
   const absl::StatusOr<PairsResult> reference = lwc::find_pairs(w, config(2));
   for (int i = 0; i < 50; ++i) expect_identical(reference, lwc::find_pairs(w, config(2), (*pool)->tasks()), "B15 reuse");
+}
+
+// Messages (issue 29): an error names what the caller gave — the box's index in its span for the batch
+// calls, the call and the handle for the persistent grid, "query" for a query — writes each float once
+// in its shortest decimal (the exact hex beside it where two close values are compared), and says the
+// real cause.
+TEST(Messages, ABatchErrorNamesTheBoxIndexAndItsBoundsInShortestDecimal) {
+  const absl::StatusOr<PairsResult> nan = lwc::find_pairs(std::vector<Box2>{box(0, 0, 1, 1), box(0.1, 0, kInf, 1)}, config(1));
+  EXPECT_EQ(nan.status().message(), "box 1: bound on axis 0 is not finite (min 0.1, max inf) (B6)");
+  const absl::StatusOr<PairsResult> order = lwc::find_pairs(std::vector<Box2>{box(0, 1, 1, 0.9999999999999999)}, config(1));
+  EXPECT_EQ(order.status().message(), "box 0: min 1 (0x1p+0) > max 0.9999999999999999 (0x1.fffffffffffffp-1) on axis 1 (B6)");
+  const absl::StatusOr<PairsResult> far = lwc::find_pairs(std::vector<Box2>{box(0, 0, 1, 1), box(0, 0, 1e300, 1)}, config(2));
+  EXPECT_EQ(far.status().message(), "box 1: max 1e+300 on axis 0 is in cell floor(1e+300 / 2), outside int64 (B6)");
+  const absl::StatusOr<PairsResult> wide = lwc::find_pairs(std::vector<Box2>{box(0, 0, 99.5, 99.5)}, config(0.5));
+  EXPECT_EQ(wide.status().message(), "box 0: spans 40000 cells at cell size 0.5, more than max_cells_per_box = 4096 (B7)");
+}
+
+TEST(Messages, APersistentErrorNamesTheCallAndTheHandleNotASlot) {
+  lwc::PersistentGrid<2> grid = *lwc::PersistentGrid<2>::create(config(1));
+  std::vector<lwc::Handle> handles;
+  for (int i = 0; i < 10000; ++i) handles.push_back(*grid.insert(box(i, 0, i + 0.5, 0.5)));
+  ASSERT_TRUE(grid.update().ok());
+  const absl::StatusOr<lwc::Handle> bad = grid.insert(box(0, 0, kNaN, 1));
+  EXPECT_EQ(bad.status().message(), "insert: bound on axis 0 is not finite (min 0, max nan) (B6)");
+  const lwc::Handle h = handles[7];
+  EXPECT_EQ(grid.move(h, box(2, 0, 1, 1)).message(),
+            absl::StrCat("move #", h.slot, ".", h.generation, ": min 2 (0x1p+1) > max 1 (0x1p+0) on axis 0 (B6)"));
+  ASSERT_TRUE(grid.remove(h).ok());
+  EXPECT_EQ(grid.remove(h).message(),
+            absl::StrCat("remove: handle #", h.slot, ".", h.generation, " names no live box (removed, stale or never issued) (E3)"));
+  const absl::Status query = grid.query(box(0, 0, -kInf, 1), [](lwc::Handle, lwc::UserData) { return true; });
+  EXPECT_EQ(query.message(), "query: bound on axis 0 is not finite (min 0, max -inf) (B6)");
+  const lwc::Grid<2> batch = *lwc::Grid<2>::create({box(0, 0, 1, 1)}, config(1));
+  EXPECT_EQ(batch.query(box(1, 0, 0, 1)).status().message(), "query: min 1 (0x1p+0) > max 0 (0x0p+0) on axis 0 (B6)");
+}
+
+TEST(Messages, ARayBetweenFiniteEndsWhoseLengthOverflowsSaysSo) {
+  lwc::PersistentGrid<2> grid = *lwc::PersistentGrid<2>::create(config(1));
+  const auto none = [](lwc::Handle, lwc::UserData, double) { return true; };
+  EXPECT_EQ(grid.raycast({{-1e308, 0}, {1e308, 0}}, none).message(),
+            "raycast: the segment's length on axis 0, to - from = 1e+308 - -1e+308, overflows the doubles (E9)");
+  EXPECT_EQ(grid.raycast({{0, kNaN}, {1, 0}}, none).message(),
+            "raycast: the segment's from on axis 1 is not finite (from nan to 0) (E9)");
 }
 
 }  // namespace

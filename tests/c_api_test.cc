@@ -222,8 +222,8 @@ TEST(CApi, F3_EveryEntryPointRefusesNull) {
   lwc_committer* committer = nullptr;
   lwc_grid2* g2 = nullptr;
   lwc_grid3* g3 = nullptr;
-  ASSERT_EQ(lwc_persistent_grid2_create(&config, &pg2), LWC_OK);
-  ASSERT_EQ(lwc_persistent_grid3_create(&config, &pg3), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_create(&config, nullptr, nullptr, &pg2), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid3_create(&config, nullptr, nullptr, &pg3), LWC_OK);
   ASSERT_EQ(lwc_origin_coordinator2_create(16, &view_config, cell, 0, &v2), LWC_OK);
   ASSERT_EQ(lwc_origin_coordinator3_create(16, &view_config, cell, 0, &v3), LWC_OK);
   ASSERT_EQ(lwc_committer_create(16, &committer), LWC_OK);
@@ -231,8 +231,8 @@ TEST(CApi, F3_EveryEntryPointRefusesNull) {
   ASSERT_EQ(lwc_grid3_create(&box3, 1, &config, &g3), LWC_OK);
   lwc_handle h2{};
   lwc_handle h3{};
-  ASSERT_EQ(lwc_persistent_grid2_insert(pg2, &box2, &h2), LWC_OK);
-  ASSERT_EQ(lwc_persistent_grid3_insert(pg3, &box3, &h3), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_insert(pg2, &box2, 0, lwc_filter_default(), &h2), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid3_insert(pg3, &box3, 0, lwc_filter_default(), &h3), LWC_OK);
   lwc_world_position2 p2{};
   lwc_world_position3 p3{};
   lwc_rebase_plan2 plan2{};
@@ -245,6 +245,19 @@ TEST(CApi, F3_EveryEntryPointRefusesNull) {
     return LWC_OK;
   };
   lwc_batch_info info;
+  const lwc_filter filter = lwc_filter_default();
+  const lwc_float_box3 fbox3{{0, 0, 0}, {1, 1, 1}};
+  const lwc_segment2 seg2{{0, 0}, {1, 1}};
+  const lwc_segment3 seg3{{0, 0, 0}, {1, 1, 1}};
+  lwc_query_hit hits[1];
+  lwc_ray_hit rays[2];
+  const lwc_query_fn visit = [](void*, lwc_handle, uintptr_t) { return 1; };
+  const lwc_ray_fn ray = [](void*, lwc_handle, uintptr_t, double) { return 1; };
+  lwc_pair_list* list = nullptr;
+  ASSERT_EQ(lwc_pair_list_create(&list), LWC_OK);
+  const lwc_pair* listed = nullptr;
+  const lwc_box_view view{box2.min, box2.max, 1, sizeof box2, LWC_REAL_DOUBLE};
+  const lwc_box_view bad_view{box2.min, box2.max, 1, sizeof box2, 2};
   const std::vector<std::pair<const char*, std::function<lwc_status()>>> calls = {
       {"split", [&] { return lwc_split(1, 2, nullptr); }},
       {"split2", [&] { return lwc_split2({1, 2}, 2, nullptr); }},
@@ -271,10 +284,10 @@ TEST(CApi, F3_EveryEntryPointRefusesNull) {
       {"grid3_create", [&] { return lwc_grid3_create(&box3, 1, nullptr, &g3); }},
       {"grid2_query", [&] { return lwc_grid2_query(g2, nullptr, nullptr, 0, &count); }},
       {"grid3_query", [&] { return lwc_grid3_query(g3, &box3, nullptr, 0, nullptr); }},
-      {"persistent_grid2_create", [&] { return lwc_persistent_grid2_create(&config, nullptr); }},
-      {"persistent_grid3_create", [&] { return lwc_persistent_grid3_create(nullptr, &pg3); }},
-      {"persistent_grid2_insert", [&] { return lwc_persistent_grid2_insert(pg2, &box2, nullptr); }},
-      {"persistent_grid3_insert", [&] { return lwc_persistent_grid3_insert(pg3, nullptr, &h3); }},
+      {"persistent_grid2_create", [&] { return lwc_persistent_grid2_create(&config, nullptr, nullptr, nullptr); }},
+      {"persistent_grid3_create", [&] { return lwc_persistent_grid3_create(nullptr, nullptr, nullptr, &pg3); }},
+      {"persistent_grid2_insert", [&] { return lwc_persistent_grid2_insert(pg2, &box2, 0, filter, nullptr); }},
+      {"persistent_grid3_insert", [&] { return lwc_persistent_grid3_insert(pg3, nullptr, 0, filter, &h3); }},
       {"persistent_grid2_move", [&] { return lwc_persistent_grid2_move(pg2, h2, nullptr, LWC_MOTION_SWEPT); }},
       {"persistent_grid3_move", [&] { return lwc_persistent_grid3_move(pg3, h3, nullptr, LWC_MOTION_TELEPORT); }},
       {"persistent_grid2_move motion", [&] { return lwc_persistent_grid2_move(pg2, h2, &box2, 2); }},
@@ -287,6 +300,31 @@ TEST(CApi, F3_EveryEntryPointRefusesNull) {
       {"persistent_grid2_box", [&] { return lwc_persistent_grid2_box(pg2, h2, nullptr); }},
       {"persistent_grid3_box", [&] { return lwc_persistent_grid3_box(pg3, h3, nullptr); }},
       {"persistent_grid2_size", [&] { return lwc_persistent_grid2_size(pg2, nullptr); }},
+      {"persistent_grid2_insertf", [&] { return lwc_persistent_grid2_insertf(pg2, nullptr, 0, filter, &h2); }},
+      {"persistent_grid3_insertf out", [&] { return lwc_persistent_grid3_insertf(pg3, &fbox3, 0, filter, nullptr); }},
+      {"persistent_grid2_movef", [&] { return lwc_persistent_grid2_movef(pg2, h2, nullptr, LWC_MOTION_TELEPORT); }},
+      {"persistent_grid3_movef motion", [&] { return lwc_persistent_grid3_movef(pg3, h3, &fbox3, -1); }},
+      {"persistent_grid2_user_data", [&] { return lwc_persistent_grid2_user_data(pg2, h2, nullptr); }},
+      {"persistent_grid3_filter", [&] { return lwc_persistent_grid3_filter(pg3, h3, nullptr); }},
+      {"persistent_grid2_query box", [&] { return lwc_persistent_grid2_query(pg2, nullptr, hits, 1, &count); }},
+      {"persistent_grid2_query hits", [&] { return lwc_persistent_grid2_query(pg2, &box2, nullptr, 1, &count); }},
+      {"persistent_grid3_query count", [&] { return lwc_persistent_grid3_query(pg3, &box3, hits, 1, nullptr); }},
+      {"persistent_grid2_queryf", [&] { return lwc_persistent_grid2_queryf(pg2, nullptr, hits, 1, &count); }},
+      {"persistent_grid2_query_each fn", [&] { return lwc_persistent_grid2_query_each(pg2, &box2, nullptr, nullptr); }},
+      {"persistent_grid3_query_each box",
+       [&] { return lwc_persistent_grid3_query_each(pg3, nullptr, visit, nullptr); }},
+      {"persistent_grid2_raycast", [&] { return lwc_persistent_grid2_raycast(pg2, nullptr, rays, 1, &count); }},
+      {"persistent_grid3_raycast out", [&] { return lwc_persistent_grid3_raycast(pg3, &seg3, nullptr, 2, &count); }},
+      {"persistent_grid2_raycast_each",
+       [&] { return lwc_persistent_grid2_raycast_each(pg2, &seg2, nullptr, nullptr); }},
+      {"persistent_grid3_raycast_each seg",
+       [&] { return lwc_persistent_grid3_raycast_each(pg3, nullptr, ray, nullptr); }},
+      {"pair_list_create", [&] { return lwc_pair_list_create(nullptr); }},
+      {"pair_list_pairs", [&] { return lwc_pair_list_pairs(list, nullptr, &count); }},
+      {"pair_list_pairs count", [&] { return lwc_pair_list_pairs(list, &listed, nullptr); }},
+      {"find_pairs2_view boxes", [&] { return lwc_find_pairs2_view(nullptr, &config, list, nullptr); }},
+      {"find_pairs3_view config", [&] { return lwc_find_pairs3_view(&view, nullptr, list, nullptr); }},
+      {"find_pairs2_view real", [&] { return lwc_find_pairs2_view(&bad_view, &config, list, nullptr); }},
       {"persistent_grid3_size", [&] { return lwc_persistent_grid3_size(pg3, nullptr); }},
       {"persistent_grid2_pending", [&] { return lwc_persistent_grid2_pending(pg2, nullptr); }},
       {"persistent_grid3_pending", [&] { return lwc_persistent_grid3_pending(pg3, nullptr); }},
@@ -340,6 +378,7 @@ TEST(CApi, F3_EveryEntryPointRefusesNull) {
   EXPECT_EQ(lwc_origin_coordinator2_destroy(v2), LWC_OK);
   EXPECT_EQ(lwc_origin_coordinator3_destroy(v3), LWC_OK);
   EXPECT_EQ(lwc_committer_destroy(committer), LWC_OK);
+  EXPECT_EQ(lwc_pair_list_destroy(list), LWC_OK);
 }
 
 // F4: a buffer too small gets the count needed and nothing else; exactly that many then succeeds.
@@ -379,10 +418,10 @@ TEST(CApi, F4_BufferTooSmallReportsTheCountNeeded) {
   EXPECT_EQ(lwc_grid2_destroy(grid), LWC_OK);
 
   lwc_persistent_grid2* pg = nullptr;
-  ASSERT_EQ(lwc_persistent_grid2_create(&config, &pg), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_create(&config, nullptr, nullptr, &pg), LWC_OK);
   for (const lwc_box2& b : boxes) {
     lwc_handle h;
-    ASSERT_EQ(lwc_persistent_grid2_insert(pg, &b, &h), LWC_OK);
+    ASSERT_EQ(lwc_persistent_grid2_insert(pg, &b, 0, lwc_filter_default(), &h), LWC_OK);
   }
   lwc_update_stats us;
   ASSERT_EQ(lwc_persistent_grid2_update(pg, &us), LWC_OK);
@@ -428,8 +467,8 @@ TEST(CApi, F5_StaleForeignAndWrongKindHandlesAreRefused) {
   const lwc_grid_config config = lwc_grid_config_default();
   lwc_persistent_grid2* a = nullptr;
   lwc_persistent_grid2* b = nullptr;
-  ASSERT_EQ(lwc_persistent_grid2_create(&config, &a), LWC_OK);
-  ASSERT_EQ(lwc_persistent_grid2_create(&config, &b), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_create(&config, nullptr, nullptr, &a), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_create(&config, nullptr, nullptr, &b), LWC_OK);
   EXPECT_NE(a, b);
   EXPECT_EQ(lwc_persistent_grid2_destroy(a), LWC_OK);
   EXPECT_EQ(lwc_persistent_grid2_destroy(a), LWC_INVALID_ARGUMENT);  // destroyed once
@@ -440,7 +479,7 @@ TEST(CApi, F5_StaleForeignAndWrongKindHandlesAreRefused) {
   ASSERT_EQ(lwc_persistent_grid2_size(b, &size), LWC_OK);  // the other handle is untouched
   EXPECT_EQ(size, 0);
   lwc_persistent_grid2* c = nullptr;
-  ASSERT_EQ(lwc_persistent_grid2_create(&config, &c), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_create(&config, nullptr, nullptr, &c), LWC_OK);
   EXPECT_NE(c, a);  // never reused
   EXPECT_EQ(lwc_persistent_grid2_update(nullptr, nullptr), LWC_INVALID_ARGUMENT);
   EXPECT_EQ(lwc_persistent_grid2_destroy(nullptr), LWC_INVALID_ARGUMENT);
@@ -480,14 +519,14 @@ TEST(CApi, F6_PersistentGridWallAndProp) {
   lwc_grid_config config = lwc_grid_config_default();
   config.cell_size = 2.0;
   lwc_persistent_grid2* grid = nullptr;
-  ASSERT_EQ(lwc_persistent_grid2_create(&config, &grid), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_create(&config, nullptr, nullptr, &grid), LWC_OK);
   const lwc_box2 wall{{0, 0}, {10, 2}};
   const lwc_box2 prop_far{{12, 0}, {13, 1}};
   const lwc_box2 prop_near{{9, 0}, {10, 1}};
   lwc_handle w;
   lwc_handle p;
-  ASSERT_EQ(lwc_persistent_grid2_insert(grid, &wall, &w), LWC_OK);
-  ASSERT_EQ(lwc_persistent_grid2_insert(grid, &prop_far, &p), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_insert(grid, &wall, 0, lwc_filter_default(), &w), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_insert(grid, &prop_far, 0, lwc_filter_default(), &p), LWC_OK);
   lwc_update_stats stats;
   ASSERT_EQ(lwc_persistent_grid2_update(grid, &stats), LWC_OK);
   EXPECT_EQ(stats.began, 0);
@@ -510,9 +549,9 @@ TEST(CApi, F6_PersistentGridWallAndProp) {
   // A budget refusal changes nothing (E4): the insert stays pending.
   config.max_memberships = 1;
   lwc_persistent_grid2* tight = nullptr;
-  ASSERT_EQ(lwc_persistent_grid2_create(&config, &tight), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_create(&config, nullptr, nullptr, &tight), LWC_OK);
   lwc_handle t;
-  ASSERT_EQ(lwc_persistent_grid2_insert(tight, &wall, &t), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_insert(tight, &wall, 0, lwc_filter_default(), &t), LWC_OK);
   EXPECT_EQ(lwc_persistent_grid2_update(tight, &stats), LWC_RESOURCE_EXHAUSTED);
   std::size_t pending = 0;
   ASSERT_EQ(lwc_persistent_grid2_pending(tight, &pending), LWC_OK);
@@ -650,6 +689,274 @@ TEST(CApi, F6_CommitterFailingPrepareAndRetry) {
   ASSERT_EQ(lwc_committer_pending_chunks(c, &chunks), LWC_OK);
   EXPECT_EQ(chunks, 2u);  // the marks made inside prepare belong to the next generation (T6)
   EXPECT_EQ(lwc_committer_destroy(c), LWC_OK);
+}
+
+// F1, F6 through the engine calls of the persistent grid: payloads in the events (E7), filter bits and a
+// pair predicate (E8), rays (E9), float boxes (E10), queries of boxes as last given (E11), each the C++
+// grid's answer for the same calls.
+int odd_payloads_only(void* context, uintptr_t lower, uintptr_t higher) {
+  ++*static_cast<int*>(context);
+  return (lower % 2 == 1 && higher % 2 == 1) ? 1 : 0;
+}
+
+TEST(CApi, F6_PersistentGridPayloadsFiltersRaysAndQueries) {
+  lwc_grid_config config = lwc_grid_config_default();
+  config.cell_size = 2.0;
+  int asked = 0;
+  lwc_persistent_grid2* grid = nullptr;
+  ASSERT_EQ(lwc_persistent_grid2_create(&config, odd_payloads_only, &asked, &grid), LWC_OK);
+  const lwc_box2 wall{{0, 0}, {10, 2}};
+  const lwc_float_box2 prop{{9.0F, 0.5F}, {9.5F, 1.5F}};  // overlaps the wall
+  const lwc_box2 crate{{9, 1}, {11, 3}};                   // overlaps both
+  const lwc_filter ghost{2, ~std::uint64_t{1}};            // group 2, ignores group 1
+  lwc_handle w;
+  lwc_handle p;
+  lwc_handle c;
+  ASSERT_EQ(lwc_persistent_grid2_insert(grid, &wall, 1001, lwc_filter_default(), &w), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_insertf(grid, &prop, 7, lwc_filter_default(), &p), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_insert(grid, &crate, 3, ghost, &c), LWC_OK);
+  lwc_update_stats stats;
+  ASSERT_EQ(lwc_persistent_grid2_update(grid, &stats), LWC_OK);
+  // wall-prop passes bits and predicate; wall-crate and prop-crate fail the bits (crate ignores group 1).
+  lwc_contact began[4];
+  std::size_t count = 0;
+  ASSERT_EQ(lwc_persistent_grid2_events(grid, LWC_EVENTS_BEGAN, began, 4, &count), LWC_OK);
+  ASSERT_EQ(count, 1u);
+  EXPECT_EQ(began[0].a.slot, w.slot);
+  EXPECT_EQ(began[0].b.slot, p.slot);
+  EXPECT_EQ(began[0].user_a, 1001u);  // E7: the payloads travel with the contact
+  EXPECT_EQ(began[0].user_b, 7u);
+  EXPECT_GT(asked, 0);
+  // The crate joins group 1's mask: wall-crate passes the bits, then the predicate (1001 and 3: both odd).
+  ASSERT_EQ(lwc_persistent_grid2_set_filter(grid, c, lwc_filter_default()), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_set_user_data(grid, p, 8), LWC_OK);  // prop even now: its pairs end
+  ASSERT_EQ(lwc_persistent_grid2_update(grid, &stats), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_events(grid, LWC_EVENTS_BEGAN, began, 4, &count), LWC_OK);
+  ASSERT_EQ(count, 1u);
+  EXPECT_EQ(began[0].b.slot, c.slot);
+  EXPECT_EQ(began[0].user_b, 3u);
+  ASSERT_EQ(lwc_persistent_grid2_events(grid, LWC_EVENTS_ENDED, began, 4, &count), LWC_OK);
+  ASSERT_EQ(count, 1u);
+  EXPECT_EQ(began[0].b.slot, p.slot);
+  EXPECT_EQ(began[0].user_b, 7u);  // ended: the payload as at the previous update (E7)
+  lwc_filter f = poisoned<lwc_filter>();
+  uintptr_t user = 0;
+  ASSERT_EQ(lwc_persistent_grid2_filter(grid, c, &f), LWC_OK);
+  EXPECT_EQ(f.group, 1u);
+  ASSERT_EQ(lwc_persistent_grid2_user_data(grid, p, &user), LWC_OK);
+  EXPECT_EQ(user, 8u);
+  EXPECT_EQ(lwc_persistent_grid2_refilter(grid, p), LWC_OK);
+
+  // A query sees boxes as last given, pending moves included (E11), by slot, filters not applied.
+  const lwc_float_box2 moved{{20.0F, 20.0F}, {21.0F, 21.0F}};
+  ASSERT_EQ(lwc_persistent_grid2_movef(grid, p, &moved, LWC_MOTION_TELEPORT), LWC_OK);
+  const lwc_box2 probe{{9.25, 1.25}, {9.25, 1.25}};
+  lwc_query_hit hits[3];
+  ASSERT_EQ(lwc_persistent_grid2_query(grid, &probe, hits, 3, &count), LWC_OK);
+  ASSERT_EQ(count, 2u);  // the wall and the crate; the prop has moved away
+  EXPECT_EQ(hits[0].handle.slot, w.slot);
+  EXPECT_EQ(hits[0].user, 1001u);
+  EXPECT_EQ(hits[1].handle.slot, c.slot);
+  const lwc_float_box2 far{{20.5F, 20.5F}, {20.5F, 20.5F}};
+  ASSERT_EQ(lwc_persistent_grid2_queryf(grid, &far, hits, 3, &count), LWC_OK);
+  ASSERT_EQ(count, 1u);
+  EXPECT_EQ(hits[0].handle.slot, p.slot);
+  EXPECT_EQ(hits[0].user, 8u);
+  const lwc_box2 nan_probe{{kNaN, 0}, {1, 1}};
+  count = 77;
+  EXPECT_EQ(lwc_persistent_grid2_query(grid, &nan_probe, hits, 3, &count), LWC_INVALID_ARGUMENT);  // B6
+  EXPECT_EQ(count, 77u);  // F3
+
+  // A ray along y = 1.5 from x = -1: the wall at t = 1/31, the crate at t = 10/31 (E9), as C++ says.
+  const lwc_segment2 ray{{-1, 1.5}, {30, 1.5}};
+  lwc_ray_hit rays[2] = {poisoned<lwc_ray_hit>(), poisoned<lwc_ray_hit>()};
+  EXPECT_EQ(lwc_persistent_grid2_raycast(grid, &ray, rays, 1, &count), LWC_BUFFER_TOO_SMALL);  // F4
+  EXPECT_EQ(count, 2u);
+  EXPECT_TRUE(untouched(rays[0]));
+  ASSERT_EQ(lwc_persistent_grid2_raycast(grid, &ray, rays, 2, &count), LWC_OK);
+  EXPECT_EQ(rays[0].handle.slot, w.slot);
+  EXPECT_EQ(rays[1].handle.slot, c.slot);
+  EXPECT_EQ(rays[1].user, 3u);
+  EXPECT_LT(rays[0].t, rays[1].t);
+  lwc_float_box2 wall_f{{0, 0}, {10, 2}};
+  lwc_float_box2 crate_f{{9, 1}, {11, 3}};
+  absl::StatusOr<lwc::PersistentGrid<2>> twin = lwc::PersistentGrid<2>::create({.cell_size = lwc::CellSize::of<2.0>()});
+  ASSERT_TRUE(twin.ok());
+  ASSERT_TRUE(twin->insert(lwc::FloatBox<2>{{wall_f.min[0], wall_f.min[1]}, {wall_f.max[0], wall_f.max[1]}}).ok());
+  ASSERT_TRUE(twin->insert(lwc::FloatBox<2>{{0, 0}, {0, 0}}).ok());
+  ASSERT_TRUE(twin->insert(lwc::FloatBox<2>{{crate_f.min[0], crate_f.min[1]}, {crate_f.max[0], crate_f.max[1]}}).ok());
+  std::vector<double> want;
+  ASSERT_TRUE(twin->raycast({{-1, 1.5}, {30, 1.5}}, [&](lwc::Handle, lwc::UserData, double t) {
+    want.push_back(t);
+    return true;
+  }).ok());
+  ASSERT_EQ(want.size(), 2u);
+  EXPECT_EQ(rays[0].t, want[0]);  // F1: the C++ entry fractions, bit for bit
+  EXPECT_EQ(rays[1].t, want[1]);
+  const lwc_segment2 overflowing{{-1e308, 0}, {1e308, 0}};
+  EXPECT_EQ(lwc_persistent_grid2_raycast(grid, &overflowing, rays, 2, &count),
+            code_of(twin->raycast({{-1e308, 0}, {1e308, 0}}, [](lwc::Handle, lwc::UserData, double) { return true; })));
+
+  // 3-D: the same calls.
+  lwc_persistent_grid3* g3 = nullptr;
+  ASSERT_EQ(lwc_persistent_grid3_create(&config, nullptr, nullptr, &g3), LWC_OK);
+  const lwc_box3 a3{{0, 0, 0}, {1, 1, 1}};
+  const lwc_float_box3 b3{{1, 1, 1}, {2, 2, 2}};
+  lwc_handle h3a;
+  lwc_handle h3b;
+  ASSERT_EQ(lwc_persistent_grid3_insert(g3, &a3, 5, lwc_filter_default(), &h3a), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid3_insertf(g3, &b3, 6, lwc_filter_default(), &h3b), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid3_update(g3, nullptr), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid3_events(g3, LWC_EVENTS_BEGAN, began, 4, &count), LWC_OK);
+  ASSERT_EQ(count, 1u);  // touching corners count (closed boxes)
+  EXPECT_EQ(began[0].user_a, 5u);
+  EXPECT_EQ(began[0].user_b, 6u);
+  const lwc_segment3 ray3{{-1, -1, -1}, {3, 3, 3}};
+  ASSERT_EQ(lwc_persistent_grid3_raycast(g3, &ray3, rays, 2, &count), LWC_OK);
+  ASSERT_EQ(count, 2u);
+  EXPECT_EQ(rays[0].user, 5u);
+  const lwc_float_box3 moved3{{5, 5, 5}, {6, 6, 6}};
+  ASSERT_EQ(lwc_persistent_grid3_movef(g3, h3b, &moved3, LWC_MOTION_SWEPT), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid3_update(g3, &stats), LWC_OK);
+  EXPECT_EQ(stats.ended, 1);
+  EXPECT_EQ(lwc_persistent_grid3_destroy(g3), LWC_OK);
+  EXPECT_EQ(lwc_persistent_grid2_destroy(grid), LWC_OK);
+}
+
+// F7: while a grid's callback runs, the grid refuses every call and changes nothing; other grids work;
+// a visitor returning 0 stops the walk.
+struct Visitor {
+  lwc_persistent_grid2* self = nullptr;
+  lwc_persistent_grid2* other = nullptr;
+  lwc_handle some{};
+  int calls = 0;
+  int stop_after = 1000;
+  std::vector<lwc_status> inside;
+};
+
+int visit_box(void* context, lwc_handle, uintptr_t) {
+  auto* v = static_cast<Visitor*>(context);
+  const lwc_box2 box{{0, 0}, {1, 1}};
+  lwc_handle h;
+  std::int64_t size = 0;
+  v->inside.push_back(lwc_persistent_grid2_move(v->self, v->some, &box, LWC_MOTION_TELEPORT));
+  v->inside.push_back(lwc_persistent_grid2_insert(v->self, &box, 0, lwc_filter_default(), &h));
+  v->inside.push_back(lwc_persistent_grid2_size(v->self, &size));
+  v->inside.push_back(lwc_persistent_grid2_query_each(v->self, &box, visit_box, v));
+  v->inside.push_back(lwc_persistent_grid2_destroy(v->self));
+  v->inside.push_back(lwc_persistent_grid2_insert(v->other, &box, 0, lwc_filter_default(), &h));  // allowed
+  return ++v->calls < v->stop_after ? 1 : 0;
+}
+
+int visit_ray(void* context, lwc_handle handle, uintptr_t user, double) { return visit_box(context, handle, user); }
+
+int reentering_filter(void* context, uintptr_t, uintptr_t) {
+  auto* v = static_cast<Visitor*>(context);
+  std::size_t pending = 0;
+  v->inside.push_back(lwc_persistent_grid2_pending(v->self, &pending));
+  v->inside.push_back(lwc_persistent_grid2_update(v->self, nullptr));
+  return 1;
+}
+
+TEST(CApi, F7_CallbacksCannotReenterTheirGrid) {
+  const lwc_grid_config config = lwc_grid_config_default();
+  Visitor v;
+  ASSERT_EQ(lwc_persistent_grid2_create(&config, reentering_filter, &v, &v.self), LWC_OK);
+  ASSERT_EQ(lwc_persistent_grid2_create(&config, nullptr, nullptr, &v.other), LWC_OK);
+  for (int i = 0; i < 4; ++i) {
+    const lwc_box2 box{{0.5 * i, 0}, {0.5 * i + 1, 1}};
+    ASSERT_EQ(lwc_persistent_grid2_insert(v.self, &box, static_cast<uintptr_t>(i), lwc_filter_default(), &v.some),
+              LWC_OK);
+  }
+  ASSERT_EQ(lwc_persistent_grid2_update(v.self, nullptr), LWC_OK);  // the filter is asked; its calls refused
+  ASSERT_FALSE(v.inside.empty());
+  for (const lwc_status s : v.inside) EXPECT_EQ(s, LWC_FAILED_PRECONDITION);
+  EXPECT_NE(std::string(lwc_last_error()).find("(F7)"), std::string::npos) << lwc_last_error();
+  v.inside.clear();
+
+  const lwc_box2 all{{-10, -10}, {10, 10}};
+  v.stop_after = 2;
+  ASSERT_EQ(lwc_persistent_grid2_query_each(v.self, &all, visit_box, &v), LWC_OK);
+  EXPECT_EQ(v.calls, 2);  // stopped by the visitor
+  ASSERT_EQ(v.inside.size(), 12u);
+  for (std::size_t i = 0; i < v.inside.size(); ++i) {
+    EXPECT_EQ(v.inside[i], i % 6 == 5 ? LWC_OK : LWC_FAILED_PRECONDITION) << i;
+  }
+  v.inside.clear();
+  v.calls = 0;
+  v.stop_after = 1000;
+  const lwc_segment2 ray{{-1, 0.5}, {5, 0.5}};
+  ASSERT_EQ(lwc_persistent_grid2_raycast_each(v.self, &ray, visit_ray, &v), LWC_OK);
+  EXPECT_EQ(v.calls, 4);  // every box, in order of t
+  // Nothing changed: four boxes, none pending, the handle alive (F3); the other grid got its inserts.
+  std::int64_t size = 0;
+  std::size_t pending = 9;
+  ASSERT_EQ(lwc_persistent_grid2_size(v.self, &size), LWC_OK);
+  EXPECT_EQ(size, 4);
+  ASSERT_EQ(lwc_persistent_grid2_pending(v.self, &pending), LWC_OK);
+  EXPECT_EQ(pending, 0u);
+  ASSERT_EQ(lwc_persistent_grid2_size(v.other, &size), LWC_OK);
+  EXPECT_EQ(size, 6);
+  EXPECT_EQ(lwc_persistent_grid2_destroy(v.self), LWC_OK);
+  EXPECT_EQ(lwc_persistent_grid2_destroy(v.other), LWC_OK);
+}
+
+// F8: find_pairs through a view of the caller's boxes (an engine's float AABBs with a tag between the
+// corners) into a pair list, whatever the number of pairs; a failure keeps the list's pairs (F3).
+TEST(CApi, F8_PairListOfAnEnginesFloatAabbs) {
+  struct Aabb {
+    float lower[2];
+    std::int32_t proxy;
+    float upper[2];
+  };
+  std::vector<Aabb> aabbs;
+  for (int i = 0; i < 6; ++i) aabbs.push_back({{0, 0}, i, {1.0F + static_cast<float>(i), 1.0F}});  // 15 pairs
+  const lwc_box_view view{aabbs[0].lower, aabbs[0].upper, aabbs.size(), sizeof(Aabb), LWC_REAL_FLOAT};
+  const lwc_grid_config config = lwc_grid_config_default();
+  lwc_pair_list* list = nullptr;
+  ASSERT_EQ(lwc_pair_list_create(&list), LWC_OK);
+  const lwc_pair* pairs = reinterpret_cast<const lwc_pair*>(&config);
+  std::size_t count = 99;
+  ASSERT_EQ(lwc_pair_list_pairs(list, &pairs, &count), LWC_OK);
+  EXPECT_EQ(pairs, nullptr);  // empty
+  EXPECT_EQ(count, 0u);
+  lwc_stats stats;
+  ASSERT_EQ(lwc_find_pairs2_view(&view, &config, list, &stats), LWC_OK);
+  ASSERT_EQ(lwc_pair_list_pairs(list, &pairs, &count), LWC_OK);
+  ASSERT_EQ(count, 15u);
+  EXPECT_EQ(stats.pairs, 15);
+  EXPECT_EQ(pairs[0].a, 0u);
+  EXPECT_EQ(pairs[14].b, 5u);
+  std::vector<lwc::FloatBox<2>> cpp_boxes;
+  for (const Aabb& a : aabbs) cpp_boxes.push_back({{a.lower[0], a.lower[1]}, {a.upper[0], a.upper[1]}});
+  const absl::StatusOr<lwc::PairsResult> cpp =
+      lwc::find_pairs(lwc::BoxView<2, float>::of(cpp_boxes), lwc::GridConfig{});
+  ASSERT_TRUE(cpp.ok());
+  EXPECT_EQ(stats.memberships, cpp->stats.memberships);  // F1
+  // A NaN corner: InvalidArgument naming box 4, and the list keeps its 15 pairs (F3).
+  aabbs[4].upper[1] = std::numeric_limits<float>::quiet_NaN();
+  lwc_stats poisoned_stats = poisoned<lwc_stats>();
+  EXPECT_EQ(lwc_find_pairs2_view(&view, &config, list, &poisoned_stats), LWC_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lwc_last_error()).find("box 4"), std::string::npos) << lwc_last_error();
+  EXPECT_TRUE(untouched(poisoned_stats));
+  ASSERT_EQ(lwc_pair_list_pairs(list, &pairs, &count), LWC_OK);
+  EXPECT_EQ(count, 15u);
+  // A misaligned stride and a view of doubles read as 3-D boxes.
+  lwc_box_view odd = view;
+  odd.stride = 3;
+  EXPECT_EQ(lwc_find_pairs2_view(&odd, &config, list, nullptr), LWC_INVALID_ARGUMENT);  // B13
+  const std::vector<lwc_box3> cubes = {{{0, 0, 0}, {1, 1, 1}}, {{1, 1, 1}, {2, 2, 2}}, {{3, 3, 3}, {4, 4, 4}}};
+  const lwc_box_view cube_view{cubes[0].min, cubes[0].max, cubes.size(), sizeof(lwc_box3), LWC_REAL_DOUBLE};
+  ASSERT_EQ(lwc_find_pairs3_view(&cube_view, &config, list, nullptr), LWC_OK);
+  ASSERT_EQ(lwc_pair_list_pairs(list, &pairs, &count), LWC_OK);
+  ASSERT_EQ(count, 1u);
+  EXPECT_EQ(pairs[0].b, 1u);
+  // A pair list is a handle of its own kind (F5).
+  EXPECT_EQ(lwc_find_pairs2_view(&view, &config, reinterpret_cast<lwc_pair_list*>(&count), nullptr),
+            LWC_INVALID_ARGUMENT);
+  EXPECT_EQ(lwc_pair_list_destroy(list), LWC_OK);
+  EXPECT_EQ(lwc_pair_list_destroy(list), LWC_INVALID_ARGUMENT);
+  EXPECT_EQ(lwc_pair_list_pairs(list, &pairs, &count), LWC_INVALID_ARGUMENT);
 }
 
 }  // namespace

@@ -29,7 +29,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 
-#ifdef LWC_HEADER_BUILD  // tests/header_build: the same test, lwc as headers
+#ifdef LWC_USE_HEADERS  // tests/header_build: the same test, lwc as headers
 #include "lwc/decompose.h"
 #include "lwc/commit.h"
 #include "lwc/contracts/commit.h"

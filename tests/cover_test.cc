@@ -19,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 
-#ifdef LWC_HEADER_BUILD  // tests/header_build: the same test, lwc as headers
+#ifdef LWC_USE_HEADERS  // tests/header_build: the same test, lwc as headers
 #include "lwc/cover.h"
 #include "lwc/contracts/cover.h"
 #else

@@ -21,7 +21,7 @@
 #include "absl/strings/string_view.h"
 #include "lwc/exact_fp.h"
 
-#ifdef LWC_HEADER_BUILD  // tests/header_build: the same test, lwc as headers
+#ifdef LWC_USE_HEADERS  // tests/header_build: the same test, lwc as headers
 #include "lwc/decompose.h"
 #include "lwc/contracts/decompose.h"
 #else
@@ -261,6 +261,18 @@ TEST(CellOf, RejectsNonFiniteAndBadSizes) {  // D9
   for (const double h : {0.0, -0.0, -1.0, nan, inf, -inf}) {
     EXPECT_EQ(lwc::cell_of(1.0, h).status().code(), absl::StatusCode::kInvalidArgument) << h;
   }
+}
+
+// A refusal says which rule the value broke, and writes the value as the caller would (the shortest
+// decimal that reads back as it), with its hexadecimal form where one ulp decides (the int64 edge).
+TEST(CellOf, MessagesNameTheRealCauseInOneNotation) {  // D9
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(lwc::CellSize::create(-0.5).status().message(), "cell size -0.5 is not positive (D9)");
+  EXPECT_EQ(lwc::CellSize::create(-0.0).status().message(), "cell size -0 is not positive (D9)");
+  EXPECT_EQ(lwc::CellSize::create(inf).status().message(), "cell size inf is not finite (D9)");
+  EXPECT_EQ(lwc::cell_of(-inf, 1.0).status().message(), "cell_of: coordinate -inf is not finite (D9)");
+  EXPECT_EQ(lwc::cell_of(0x1p63, 0.5).status().message(),
+            "cell_of: floor(9223372036854775808 (0x1p+63) / 0.5) is outside int64 (D9)");
 }
 
 TEST(CellOf, ExactAtTheInt64Ends) {  // D9

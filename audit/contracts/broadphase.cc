@@ -3,20 +3,21 @@
 //
 // The records of lwc.broadphase in a trace (docs/audit.md, "broadphase"), each judged by the brute-force
 // oracle of lwc.contracts.broadphase:
-//   find_pairs   the boxes of one call (2-D or 3-D) and the pairs it reported                  B1 B2 B3 B4
-//   query        the boxes, a probe box and the ids the query reported                         B10
+//   find_pairs   the boxes of one call (2-D or 3-D) and the pairs it reported, or an error     B1 B2 B3 B4
+//                (B6 when a box or h is invalid: the call must fail)
+//   query        the boxes, a probe box and the ids the query reported, or an error            B10 (B6)
 // The oracle tests every pair, O(n^2): a record may hold at most kMaxBoxes boxes. B5-B9, B11 and B12
 // (cell sizes, budgets, registration, stats) are properties of lwc's grid, judged by its properties.
 //
 // A persistent grid (docs/broadphase.md, E-clauses) is traced as sessions ("session", "seq", as rebase's),
 // each judged against lwc.contracts.broadphase's PersistentModel; boxes are named by the engine's own ids:
-//   grid_create      the grid's dimension and cell size                                      (no clause)
+//   grid_create      the grid's dimension and cell size [, an error]                  (B6 for an invalid h)
 //   grid_add         an id, its box, payload and filter (optional); OK or an error            B6 (invalid box)
 //   grid_move        an id and its new box; OK or an error                                    E3, B6
 //   grid_remove      an id; OK or an error                                                     E3
 //   grid_set_filter  an id, its new group and mask; grid_set_user: its new payload            E3
 //   grid_update      the began and ended pairs the engine reported (payloads optional)        E1 E3 E7 E8
-//   grid_query       a box and the ids the query reported, on the boxes as last given         E11
+//   grid_query       a box and the ids the query reported, on the boxes as last given         E11 (B6)
 //   grid_end         the session ends                                                          (no clause)
 // E2, E4-E6, E9, E10 and E12 (the pair list, refused updates, cost, swept candidates, rays, floats,
 // allocation) are not traced.
@@ -65,13 +66,14 @@ constexpr contracts::Clause kClauses[] = {
 
 constexpr std::string_view kPairsClauses[] = {"B1", "B2", "B3", "B4"};
 constexpr std::string_view kQueryClauses[] = {"B10"};
+constexpr std::string_view kRejectionClauses[] = {"B6"};
 
 // The record-size limit: the oracle tests n (n - 1) / 2 pairs, 8.4 million at this size.
 constexpr std::size_t kMaxBoxes = 4096;
 
 // Reads in.<key> as boxes [min..., max...] of 2-D (4 reals) or 3-D (6 reals); `dims` is set from the
-// first box (2 for an empty list). Every bound finite and min <= max on every axis: a box the contract
-// rejects (B6) has no pairs to judge here.
+// first box (2 for an empty list). Any reals are read, NaN and infinities included: a box the contract
+// rejects (B6) is judged by invalid_box().
 absl::Status read_boxes(const TraceRecord& r, std::string_view key, std::size_t& dims, std::vector<double>& flat) {
   const absl::Status two = r.real_tuples("in", key, 4, flat);
   if (two.ok()) {
@@ -86,19 +88,37 @@ absl::Status read_boxes(const TraceRecord& r, std::string_view key, std::size_t&
                                                      " boxes; a record may hold at most ", kMaxBoxes,
                                                      " (the oracle is O(n^2))"));
   }
+  return absl::OkStatus();
+}
+
+// The first bound of the flattened boxes (each 2 * dims reals) that makes a box invalid (B6: a NaN or
+// infinite bound, or min > max on an axis), described as "in.boxes[3] axis 0 is [NaN, 1 (0x1p+0)]"; empty
+// when every box is valid. `what` names the field ("in.boxes", "in.probe" for a single box).
+std::string invalid_box(std::span<const double> flat, std::size_t dims, std::string_view what, bool indexed = true) {
+  const std::size_t n = flat.size() / (2 * dims);
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t k = 0; k < dims; ++k) {
       const double lo = flat[i * 2 * dims + k];
       const double hi = flat[i * 2 * dims + dims + k];
       if (!lwc::fp::is_finite(lo) || !lwc::fp::is_finite(hi) || lo > hi) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "in.", std::string(key), "[", i, "] axis ", k, " is [", real_text(lo), ", ", real_text(hi),
-            "]: a box must be finite with min <= max (the rejection of bad boxes, B6, is judged by lwc's own "
-            "properties)"));
+        return absl::StrCat(absl::string_view(what.data(), what.size()), indexed ? absl::StrCat("[", i, "]") : "",
+                            " axis ", k, " is [", real_text(lo), ", ", real_text(hi), "]");
       }
     }
   }
-  return absl::OkStatus();
+  return {};
+}
+
+// B6 for a call given an invalid box (or cell size): it must fail, and an answer is a violation.
+void judge_rejection(const std::string& why, bool refused, std::string input, std::string got, Judgement& j) {
+  j.checked = kRejectionClauses;
+  if (refused) return;
+  j.verdict = absl::InvalidArgumentError(absl::StrCat("B6 rejection without partial output: ", why,
+                                                      " (not finite with min <= max), so the call must fail, but it returned ",
+                                                      got));
+  j.input = std::move(input);
+  j.expected = "an error (InvalidArgument)";
+  j.got = std::move(got);
 }
 
 template <std::size_t D>
@@ -249,7 +269,6 @@ void judge_pairs(std::span<const double> flat, std::span<const std::int64_t> raw
 
 // The clauses a find_pairs record exercises: with canonicalise_pairs B4 is not judged.
 constexpr std::string_view kCanonicalisedClauses[] = {"B1", "B2", "B3"};
-constexpr std::string_view kRejectionClauses[] = {"B6"};
 
 // find_pairs: {"in": {"boxes": [[min_x, min_y, max_x, max_y], ...] (or 6 reals in 3-D), "h" (optional)},
 //              "out": {"pairs": [[i, j], ...]} | {"error": ...}}
@@ -264,28 +283,25 @@ absl::Status judge_find_pairs(const TraceRecord& r, Judgement& j) {
     // Any valid cell size gives the same pairs (B5); an invalid one must be refused (B6).
     valid_h = lwc::fp::is_finite(h) && h > 0;
   }
-  if (r.has("out", "error")) {
-    if (r.has("out", "pairs")) return absl::InvalidArgumentError("out has both an error and pairs");
-    LWC_ASSIGN_OR_RETURN(const TracedError error, read_error(r, "out"));
-    (void)error;
-    if (valid_h) {
+  // A box that is not finite with min <= max, or an invalid h, must make the call fail (B6).
+  std::string invalid = invalid_box(flat, dims, "in.boxes");
+  if (invalid.empty() && !valid_h) invalid = absl::StrCat("cell size h = ", real_text(h), " is not finite and > 0");
+  const std::string input = absl::StrCat(flat.size() / (2 * dims), " boxes (", dims, "-D)",
+                                         r.has("in", "h") ? absl::StrCat(", h = ", real_text(h)) : "");
+  LWC_ASSIGN_OR_RETURN(const bool refused, read_refusal(r, "pairs"));
+  if (refused) {
+    if (invalid.empty()) {
       return absl::InvalidArgumentError(
           "out.error on a call whose boxes and cell size are valid: such a refusal is a budget's (B7), which "
           "the trace cannot judge (the engine's budgets are not in it); leave refused calls out");
     }
-    j.checked = kRejectionClauses;  // refused, as B6 requires of an invalid h
+    judge_rejection(invalid, true, input, "an error", j);  // refused, as B6 requires
     return absl::OkStatus();
   }
   std::vector<std::int64_t> raw;
   LWC_RETURN_IF_ERROR(r.int64_tuples("out", "pairs", 2, raw));
-  if (!valid_h) {
-    j.checked = kRejectionClauses;
-    j.verdict = absl::InvalidArgumentError(absl::StrCat(
-        "B6 rejection without partial output: cell size h = ", real_text(h),
-        " is not finite and > 0, so the call must fail, but it returned ", raw.size() / 2, " pairs"));
-    j.input = absl::StrCat(flat.size() / (2 * dims), " boxes (", dims, "-D), h = ", real_text(h));
-    j.expected = "an error (InvalidArgument)";
-    j.got = absl::StrCat(raw.size() / 2, " pairs");
+  if (!invalid.empty()) {
+    judge_rejection(invalid, false, input, absl::StrCat(raw.size() / 2, " pairs"), j);
     return absl::OkStatus();
   }
   if (j.canonicalise_pairs) j.checked = kCanonicalisedClauses;
@@ -340,13 +356,24 @@ absl::Status judge_query(const TraceRecord& r, Judgement& j) {
     return absl::InvalidArgumentError(absl::StrCat("in.probe holds ", probe.size(), " reals; these ", dims,
                                                    "-D boxes need ", 2 * dims));
   }
-  for (std::size_t k = 0; k < dims; ++k) {
-    if (!lwc::fp::is_finite(probe[k]) || !lwc::fp::is_finite(probe[dims + k]) || probe[k] > probe[dims + k]) {
-      return absl::InvalidArgumentError("in.probe must be finite with min <= max");
+  std::string invalid = invalid_box(flat, dims, "in.boxes");
+  if (invalid.empty()) invalid = invalid_box(probe, dims, "in.probe", false);
+  const std::string input = absl::StrCat(flat.size() / (2 * dims), " boxes (", dims, "-D) and a probe");
+  LWC_ASSIGN_OR_RETURN(const bool refused, read_refusal(r, "ids"));
+  if (refused) {
+    if (invalid.empty()) {
+      return absl::InvalidArgumentError(
+          "out.error on a query whose boxes and probe are valid: no clause lets it fail; leave refused calls out");
     }
+    judge_rejection(invalid, true, input, "an error", j);
+    return absl::OkStatus();
   }
   std::vector<std::int64_t> ids;
   LWC_RETURN_IF_ERROR(r.int64s("out", "ids", ids));
+  if (!invalid.empty()) {
+    judge_rejection(invalid, false, input, absl::StrCat(ids.size(), " ids"), j);
+    return absl::OkStatus();
+  }
   if (dims == 2) {
     judge_probe<2>(flat, probe, ids, j);
   } else {
@@ -374,6 +401,7 @@ using contracts::ObjectPair;
 class GridSession final : public contracts::Session {
  public:
   std::size_t dims = 0;  // 0 until grid_create
+  std::uint64_t invalid_create_at = 0;  // the line of a grid_create that accepted an invalid h, else 0
   std::optional<contracts::PersistentModel<2>> model2;
   std::optional<contracts::PersistentModel<3>> model3;
   std::map<std::int64_t, std::size_t> live;       // id -> object, the boxes as last given (S')
@@ -406,6 +434,11 @@ template <typename F>
 absl::Status with_grid(GridSession& s, F&& f) {
   if (s.dims == 2) return f.template operator()<2>();
   if (s.dims == 3) return f.template operator()<3>();
+  if (s.invalid_create_at != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("the grid was created at line ", s.invalid_create_at,
+                                                      " with an invalid cell size (a B6 violation), which no model "
+                                                      "holds: its events are not judged"));
+  }
   return absl::FailedPreconditionError("the session's first event must be \"grid_create\" (dims and cell size h)");
 }
 
@@ -424,14 +457,6 @@ absl::Status read_grid_box(const TraceRecord& r, Box<D>& box, bool& valid) {
     valid = valid && lwc::fp::is_finite(box.min[k]) && lwc::fp::is_finite(box.max[k]) && box.min[k] <= box.max[k];
   }
   return absl::OkStatus();
-}
-
-// out: {} (the call succeeded) or {"error": ...} (any error, by the rule of every op).
-absl::StatusOr<bool> read_refused(const TraceRecord& r) {
-  if (!r.has("out", "error")) return false;
-  LWC_ASSIGN_OR_RETURN(const TracedError error, read_error(r, "out"));
-  (void)error;
-  return true;
 }
 
 std::string id_pair_text(const GridSession& s, const ObjectPair& p) {
@@ -473,16 +498,33 @@ void judge_not_live(const GridSession& s, std::string_view op, std::int64_t id, 
   j.got = "OK";
 }
 
-// grid_create: {"in": {"dims": 2 | 3, "h": cell size}}
-absl::Status on_grid_create(const TraceRecord& r, contracts::Session& session, Judgement&) {
+// grid_create: {"in": {"dims": 2 | 3, "h": cell size}, "out": {"error"} (optional: no grid was made)}.
+// An h that is not finite and > 0 must be refused (B6); a refused create leaves the session to a later
+// one, and a grid made with an invalid h is a B6 violation whose later events cannot be judged (no model
+// holds it). A refusal of a valid h is judged by no clause, and reported.
+absl::Status on_grid_create(const TraceRecord& r, contracts::Session& session, Judgement& j) {
   GridSession& s = grid_state(session);
   if (s.dims != 0) return absl::InvalidArgumentError("grid_create in a session that has its grid already");
+  if (s.invalid_create_at != 0) return with_grid(s, []<std::size_t D>() { return absl::OkStatus(); });
   LWC_ASSIGN_OR_RETURN(const std::int64_t dims, r.int64("in", "dims"));
   if (dims != 2 && dims != 3) return absl::InvalidArgumentError(absl::StrCat("in.dims = ", dims, " is not 2 or 3"));
   LWC_ASSIGN_OR_RETURN(const double h, r.real("in", "h"));
+  LWC_ASSIGN_OR_RETURN(const bool refused, read_refusal(r));
   const absl::StatusOr<CellSize> cell = CellSize::create(h);
   if (!cell.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("in.h = ", real_text(h), " is not a valid cell size (finite, > 0)"));
+    j.checked = kRejectionClauses;
+    if (refused) return absl::OkStatus();
+    j.verdict = absl::InvalidArgumentError(absl::StrCat("B6 rejection without partial output: grid_create with cell size h = ",
+                                                        real_text(h), " (not finite and > 0) succeeded"));
+    j.input = absl::StrCat("h = ", real_text(h));
+    j.expected = "an error (InvalidArgument)";
+    j.got = "a grid";
+    s.invalid_create_at = j.line;
+    return absl::OkStatus();
+  }
+  if (refused) {
+    return absl::InvalidArgumentError(absl::StrCat("out.error on a grid_create of a valid cell size h = ", real_text(h),
+                                                   ": no clause lets it fail; leave refused calls out"));
   }
   // Every valid box is accepted (coarser levels, B11) and the budgets are lwc's defaults, which a session
   // of at most kMaxGridObjects boxes cannot exceed: the engine's own budgets are not in the trace, so the
@@ -534,7 +576,7 @@ absl::Status on_grid_add(const TraceRecord& r, contracts::Session& session, Judg
     if (r.has("in", "mask")) {
       LWC_ASSIGN_OR_RETURN(filter.mask, r.uint64("in", "mask"));
     }
-    LWC_ASSIGN_OR_RETURN(const bool refused, read_refused(r));
+    LWC_ASSIGN_OR_RETURN(const bool refused, read_refusal(r));
     if (!valid) {
       judge_invalid_box<D>("grid_add of id ", id, " with box ", box, refused, j);
       return absl::OkStatus();  // the model holds no such box: later events naming the id are judged under E3
@@ -563,7 +605,7 @@ absl::Status on_grid_move(const TraceRecord& r, contracts::Session& session, Jud
     Box<D> box{};
     bool valid = false;
     LWC_RETURN_IF_ERROR(read_grid_box<D>(r, box, valid));
-    LWC_ASSIGN_OR_RETURN(const bool refused, read_refused(r));
+    LWC_ASSIGN_OR_RETURN(const bool refused, read_refusal(r));
     const auto at = s.live.find(id);
     if (at == s.live.end()) {
       judge_not_live(s, "grid_move", id, refused, j);
@@ -587,7 +629,7 @@ absl::Status on_grid_remove(const TraceRecord& r, contracts::Session& session, J
   GridSession& s = grid_state(session);
   return with_grid(s, [&]<std::size_t D>() -> absl::Status {
     LWC_ASSIGN_OR_RETURN(const std::int64_t id, r.int64("in", "id"));
-    LWC_ASSIGN_OR_RETURN(const bool refused, read_refused(r));
+    LWC_ASSIGN_OR_RETURN(const bool refused, read_refusal(r));
     const auto at = s.live.find(id);
     if (at == s.live.end()) {
       judge_not_live(s, "grid_remove", id, refused, j);
@@ -625,7 +667,7 @@ absl::Status on_grid_change(const TraceRecord& r, contracts::Session& session, J
     } else {
       LWC_ASSIGN_OR_RETURN(user, r.uint64("in", "user"));
     }
-    LWC_ASSIGN_OR_RETURN(const bool refused, read_refused(r));
+    LWC_ASSIGN_OR_RETURN(const bool refused, read_refusal(r));
     const auto at = s.live.find(id);
     const std::string_view op = filter ? "grid_set_filter" : "grid_set_user";
     if (at == s.live.end()) {
@@ -696,7 +738,7 @@ absl::Status read_events(const TraceRecord& r, std::string_view key, std::vector
 absl::Status on_grid_update(const TraceRecord& r, contracts::Session& session, Judgement& j) {
   GridSession& s = grid_state(session);
   return with_grid(s, [&]<std::size_t D>() -> absl::Status {
-    LWC_ASSIGN_OR_RETURN(const bool refused, read_refused(r));
+    LWC_ASSIGN_OR_RETURN(const bool refused, read_refusal(r));
     if (refused) {
       if (r.has("out", "began") || r.has("out", "ended")) return absl::InvalidArgumentError("out has both an error and events");
       return absl::OkStatus();  // a budget's refusal changes nothing (E4): the events stay pending
@@ -861,9 +903,18 @@ absl::Status on_grid_query(const TraceRecord& r, contracts::Session& session, Ju
     Box<D> box{};
     bool valid = false;
     LWC_RETURN_IF_ERROR(read_grid_box<D>(r, box, valid));
-    if (!valid) return absl::InvalidArgumentError("in.box must be finite with min <= max (B6 is judged by lwc's own properties)");
+    LWC_ASSIGN_OR_RETURN(const bool refused, read_refusal(r, "ids"));
+    if (refused && valid) {
+      return absl::InvalidArgumentError("out.error on a query of a valid box: no clause lets it fail");
+    }
     std::vector<std::int64_t> ids;
-    LWC_RETURN_IF_ERROR(r.int64s("out", "ids", ids));
+    if (!refused) LWC_RETURN_IF_ERROR(r.int64s("out", "ids", ids));
+    if (!valid) {
+      // B6: a query box that is not finite with min <= max must be refused.
+      judge_rejection(absl::StrCat("in.box ", box_text<D>(box)), refused, absl::StrCat("box ", box_text<D>(box)),
+                      refused ? std::string("an error") : absl::StrCat(ids.size(), " ids"), j);
+      return absl::OkStatus();
+    }
     const std::vector<std::size_t> want = grid_model<D>(s).query(box);
     std::set<std::size_t> got;
     std::vector<std::string> parts;

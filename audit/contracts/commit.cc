@@ -16,6 +16,9 @@
 // when it ends (CommitModel::commit with the trace's budget, failure point and marks), so the engine's
 // prepared runs, batch and the pending runs that follow are all judged against the same model step.
 // T2 (a count of pending entries) and T7 (readers on other threads) are not traced.
+// Every clause a record violates is counted (docs/audit.md, A4): a publish is judged under T8 (what it
+// prepared) and T5 (what it published) each on its own, a pending report under T4 or T5, T6 and T3.
+// An open with a chunk size <= 0 is judged under decompose's D5: it must be refused.
 module;
 #include <algorithm>
 #include <cstddef>
@@ -31,7 +34,6 @@ module;
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lwc/check.h"
 module lwc.contracts.audit;
@@ -39,6 +41,7 @@ module lwc.contracts.audit;
 import lwc.decompose;
 import lwc.commit;
 import lwc.contracts.commit;
+import lwc.contracts.decompose;
 
 namespace lwc::internal {
 namespace {
@@ -53,6 +56,7 @@ constexpr contracts::Clause kClauses[] = {
 #include "audit/clauses/commit.inc"
 };
 
+constexpr std::string_view kSizeClauses[] = {"D5"};
 constexpr std::string_view kMarkClauses[] = {"T1"};
 constexpr std::string_view kFailedClauses[] = {"T8"};
 constexpr std::string_view kPublishClauses[] = {"T5", "T8"};
@@ -79,6 +83,7 @@ struct Track {
 class CommitSession final : public contracts::Session {
  public:
   Track contract;
+  std::uint64_t invalid_open_at = 0;  // the line of an open that accepted a chunk size <= 0, else 0
   std::optional<Track> engine;   // set once the engine diverged and reported its own pending runs
   std::uint64_t diverged_at = 0;  // the line of the violation that began the divergence, 0 if none
   std::int64_t chunk_size = 0;
@@ -166,6 +171,11 @@ std::optional<CommitModel> model_of(std::int64_t chunk_size, std::span<const Chu
 
 absl::Status need_open(const CommitSession& s) {
   if (s.contract.model.has_value()) return absl::OkStatus();
+  if (s.invalid_open_at != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("the committer was opened at line ", s.invalid_open_at,
+                                                      " with a chunk size <= 0 (a D5 violation), which no model "
+                                                      "holds: its events are not judged"));
+  }
   return absl::FailedPreconditionError("the session's first event must be \"open\" (with in.chunk_size)");
 }
 
@@ -176,13 +186,26 @@ absl::Status need_commit(const CommitSession& s, bool inside) {
                                                 "\"prepare_failed\")");
 }
 
-// open: {"in": {"chunk_size"}}
-absl::Status on_open(const TraceRecord& r, contracts::Session& session, Judgement&) {
+// open: {"in": {"chunk_size"}, "out": {"error"} (optional: the committer was not made)}. The size is a
+// chunk size: accepted iff positive (D5). A refused open leaves the session to a later open; an accepted
+// size <= 0 is a D5 violation, and the session's later events cannot be judged (no model holds it).
+absl::Status on_open(const TraceRecord& r, contracts::Session& session, Judgement& j) {
   CommitSession& s = state(session);
   if (s.contract.model.has_value()) return absl::FailedPreconditionError("the session is already open");
+  if (s.invalid_open_at != 0) return need_open(s);
   LWC_ASSIGN_OR_RETURN(const std::int64_t size, r.int64("in", "chunk_size"));
+  LWC_ASSIGN_OR_RETURN(const bool refused, read_refusal(r));
+  j.checked = kSizeClauses;
+  j.verdict = contracts::check_size_validation(size, !refused);
+  if (!j.verdict.ok()) {
+    j.input = absl::StrCat("chunk size ", size);
+    j.expected = refused ? "a committer" : "an error: a chunk size <= 0 must be rejected (D5)";
+    j.got = refused ? "an error" : "a committer";
+  }
+  if (refused) return absl::OkStatus();  // no committer: the session may open again
   if (size <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat("in.chunk_size = ", size, " is not a chunk size (> 0)"));
+    s.invalid_open_at = j.line;
+    return absl::OkStatus();
   }
   s.chunk_size = size;
   s.contract.model.emplace(size);
@@ -301,20 +324,28 @@ void classify(CommitSession& s, Judgement& j, const absl::Status& by_engine_stat
   s.engine.reset();
 }
 
-// The verdict on a commit that ended by publishing, judged against one track (after end_commit).
-absl::Status publish_verdict(const CommitSession& s, const Track& t) {
-  if (absl::Status b = contracts::check_budget(t.pending_before, s.plan.max_runs, s.prepared); !b.ok()) return b;
+// The verdicts on a commit that ended by publishing, judged against one track (after end_commit), each
+// clause on its own: T8 on the runs it prepared, T5 on the batch and sequence it published.
+struct PublishVerdicts {
+  absl::Status budget;   // T8
+  absl::Status clearing;  // T5
+  [[nodiscard]] absl::Status first() const { return budget.ok() ? clearing : budget; }
+};
+
+PublishVerdicts publish_verdicts(const CommitSession& s, const Track& t) {
+  PublishVerdicts v{contracts::check_budget(t.pending_before, s.plan.max_runs, s.prepared), absl::OkStatus()};
   if (t.batch.empty()) {
     if (!s.published.empty() || s.sequence_after != s.sequence_before) {
-      return absl::InvalidArgumentError(absl::StrCat(
+      v.clearing = absl::InvalidArgumentError(absl::StrCat(
           "T5 exact clearing: nothing was pending, yet the implementation published ", s.published.size(),
           " runs (sequence ", s.sequence_before, " became ", s.sequence_after, ")"));
     }
-    return absl::OkStatus();
+    return v;
   }
   const std::vector<ChunkRun> after = t.model->pending_runs();
-  return contracts::check_successful_commit(t.pending_before, t.batch, s.published, s.sequence_before,
-                                            s.sequence_after, t.marked_during, after);
+  v.clearing = contracts::check_successful_commit(t.pending_before, t.batch, s.published, s.sequence_before,
+                                                  s.sequence_after, t.marked_during, after);
+  return v;
 }
 
 // prepare_failed: {} — the last run prepared failed; the commit ends.
@@ -364,42 +395,53 @@ absl::Status on_publish(const TraceRecord& r, contracts::Session& session, Judge
   end_commit(s, false);
   s.sequence_after = has_sequence ? sequence : s.sequence_before + (s.contract.batch.empty() ? 0 : 1);
   if (has_sequence) s.sequence = sequence;
-  j.verdict = publish_verdict(s, s.contract);
-  const absl::Status by_engine = s.engine.has_value() ? publish_verdict(s, *s.engine) : absl::UnknownError("no engine state");
+  PublishVerdicts verdicts = publish_verdicts(s, s.contract);
+  const absl::Status by_engine =
+      s.engine.has_value() ? publish_verdicts(s, *s.engine).first() : absl::UnknownError("no engine state");
   // A commit with nothing pending publishes nothing, and the state after is judged like any other (T3).
   s.each_track([](Track& t) {
     if (t.batch.empty()) t.ended = Track::Ended::kNone;
   });
-  if (!j.verdict.ok()) {
-    const Track& t = s.contract;
-    j.input = absl::StrCat("budget ", s.plan.max_runs, ", pending before ", runs_text(t.pending_before));
-    if (absl::StartsWith(j.verdict.message(), "T8")) {
-      explain_budget(s, j);
-    } else {
-      j.expected = absl::StrCat("published ", runs_text(t.batch), " as sequence ",
-                                s.sequence_before + (t.batch.empty() ? 0 : 1), " (the model)");
-      j.got = absl::StrCat("published ", runs_text(s.published), " as sequence ", s.sequence_after,
-                           " (the implementation)");
-    }
+  const Track& t = s.contract;
+  if (!verdicts.budget.ok()) {
+    explain_budget(s, j);
+    add_violation(j, std::move(verdicts.budget), j.expected, j.got);
   }
+  if (!verdicts.clearing.ok()) {
+    add_violation(j, std::move(verdicts.clearing),
+                  absl::StrCat("published ", runs_text(t.batch), " as sequence ",
+                               s.sequence_before + (t.batch.empty() ? 0 : 1), " (the model)"),
+                  absl::StrCat("published ", runs_text(s.published), " as sequence ", s.sequence_after,
+                               " (the implementation)"));
+  }
+  if (!j.verdict.ok()) j.input = absl::StrCat("budget ", s.plan.max_runs, ", pending before ", runs_text(t.pending_before));
   classify(s, j, by_engine);
   return absl::OkStatus();
 }
 
-// The verdict on the pending runs an engine reports, against one track.
-absl::Status pending_verdict(const CommitSession& s, const Track& t, Track::Ended ended, std::span<const ChunkRun> runs) {
-  absl::Status v;
+// The verdicts on the pending runs an engine reports, against one track, each clause on its own: after a
+// commit T4 (failed) or T5 (published), and T6; always T3. The first violated is the record's verdict.
+std::vector<absl::Status> pending_verdicts(const CommitSession& s, const Track& t, Track::Ended ended,
+                                           std::span<const ChunkRun> runs) {
+  std::vector<absl::Status> v;
   if (ended == Track::Ended::kFailed) {
-    v = contracts::check_failed_commit(absl::UnknownError("the preparation failed"), s.sequence_before,
-                                       s.sequence_after, t.pending_before, t.marked_during, runs);
+    v.push_back(contracts::check_failed_commit(absl::UnknownError("the preparation failed"), s.sequence_before,
+                                               s.sequence_after, t.pending_before, t.marked_during, runs));
   } else if (ended == Track::Ended::kPublished) {
     // The batch and sequence were judged at "publish": here only the clearing, against the model's batch.
-    v = contracts::check_successful_commit(t.pending_before, t.batch, t.batch, 0, 1, t.marked_during, runs);
+    v.push_back(contracts::check_successful_commit(t.pending_before, t.batch, t.batch, 0, 1, t.marked_during, runs));
   }
-  if (v.ok() && ended != Track::Ended::kNone) v = contracts::check_generations(t.marked_during, runs);
+  if (ended != Track::Ended::kNone) v.push_back(contracts::check_generations(t.marked_during, runs));
   const std::vector<Int2> dirty(t.model->dirty().begin(), t.model->dirty().end());
-  if (v.ok()) v = contracts::check_runs(dirty, runs);
+  v.push_back(contracts::check_runs(dirty, runs));
   return v;
+}
+
+absl::Status first_failure(const std::vector<absl::Status>& verdicts) {
+  for (const absl::Status& v : verdicts) {
+    if (!v.ok()) return v;
+  }
+  return absl::OkStatus();
 }
 
 // pending: {"out": {"runs": [[y, x_first, x_last], ...]}} — the engine's pending runs, outside a commit.
@@ -412,17 +454,19 @@ absl::Status on_pending(const TraceRecord& r, contracts::Session& session, Judge
   const Track::Ended ended = s.contract.ended;
   if (ended == Track::Ended::kFailed) j.checked = kAfterFailureClauses;
   if (ended == Track::Ended::kPublished) j.checked = kAfterPublishClauses;
-  j.verdict = pending_verdict(s, s.contract, ended, runs);
-  const absl::Status by_engine = s.engine.has_value() ? pending_verdict(s, *s.engine, s.engine->ended, runs)
-                                                      : absl::UnknownError("no engine state");
+  std::vector<absl::Status> verdicts = pending_verdicts(s, s.contract, ended, runs);
+  const absl::Status by_engine = s.engine.has_value()
+                                     ? first_failure(pending_verdicts(s, *s.engine, s.engine->ended, runs))
+                                     : absl::UnknownError("no engine state");
   s.each_track([](Track& t) { t.ended = Track::Ended::kNone; });
-  if (!j.verdict.ok()) {
+  if (!first_failure(verdicts).ok()) {
     j.input = ended == Track::Ended::kNone
                   ? absl::StrCat("dirty chunks ", chunks_text(s.contract.model->dirty()))
                   : absl::StrCat("after a ", ended == Track::Ended::kFailed ? "failed" : "successful",
                                  " commit; pending before ", runs_text(s.contract.pending_before));
-    j.expected = absl::StrCat("pending ", runs_text(s.contract.model->pending_runs()), " (the model)");
-    j.got = absl::StrCat("pending ", runs_text(runs), " (the implementation)");
+    const std::string expected = absl::StrCat("pending ", runs_text(s.contract.model->pending_runs()), " (the model)");
+    const std::string got = absl::StrCat("pending ", runs_text(runs), " (the implementation)");
+    for (absl::Status& v : verdicts) add_violation(j, std::move(v), expected, got);
   }
   classify(s, j, by_engine);
   if (j.verdict.ok()) {

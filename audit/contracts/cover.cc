@@ -8,6 +8,8 @@
 //           implementation gave for its span                                      C1 C2 C3 C4 C10 (C6)
 // A size <= 0 that is accepted is named D5 by the checker and counted under decompose's D5. C5 relates
 // two calls, C7 and C8 an enumeration, C9 a box: none is a property of one traced 1-D call.
+// Every clause a record violates is counted (docs/audit.md, A4): the checker's verdict first, then each of
+// C1 C2 C3 a span breaks, decided on its own (span_failures()), and C6 for a wrong count whatever the span.
 module;
 #include <cstdint>
 #include <ostream>
@@ -16,6 +18,7 @@ module;
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
@@ -41,6 +44,7 @@ constexpr contracts::Clause kClauses[] = {
 
 constexpr std::string_view kCoverClauses[] = {"C1", "C2", "C3", "C4", "C10"};
 constexpr std::string_view kCountedClauses[] = {"C1", "C2", "C3", "C4", "C6", "C10"};
+constexpr std::string_view kSizeClauses[] = {"D5"};
 
 std::string show(const CoverAnswer& a) {
   std::ostringstream os;
@@ -51,6 +55,37 @@ std::string show(const CoverAnswer& a) {
 std::string show_count(const absl::StatusOr<std::uint64_t>& count) {
   if (count.ok()) return absl::StrCat("count ", *count);
   return absl::StrCat("count error ", absl::StatusCodeToString(count.status().code()));
+}
+
+// The clauses of C1 C2 C3 that the span `got` breaks for a non-empty range `range` whose points lie in
+// the chunks [want.first, want.last] (the oracle's), each decided on its own:
+//   C1  the chunk of an end point of the range lies outside the span (f > want.first or l < want.last)
+//   C2  an end chunk of the span holds no point of the range (f or l outside [want.first, want.last])
+//   C3  a chunk strictly between the span's ends holds no point (its ends are C2's)
+std::vector<absl::Status> span_failures(const CoverAnswer& got, const CoverAnswer& want, const std::string& range,
+                                        std::int64_t size) {
+  std::vector<absl::Status> out;
+  const auto fail = [&](std::string_view clause, const std::string& why) {
+    out.push_back(absl::InvalidArgumentError(absl::StrCat(absl::string_view(clause.data(), clause.size()), why,
+                                                          " (range ", range, ", size ", size, ", answer ", show(got), ")")));
+  };
+  const absl::int128 f = got.first;
+  const absl::int128 l = got.last;
+  const absl::int128 lo = want.first;
+  const absl::int128 hi = want.last;
+  if (f > lo) fail("C1 completeness: ", absl::StrCat("the range's first point lies in chunk ", want.first, ", before the answer"));
+  if (l < hi) fail("C1 completeness: ", absl::StrCat("the range's last point lies in chunk ", want.last, ", after the answer"));
+  for (const absl::int128 c : {f, l}) {
+    if (c < lo || c > hi) {
+      fail("C2 tightness: ", absl::StrCat("end chunk ", static_cast<std::int64_t>(c), " holds no point of the range"));
+      break;
+    }
+  }
+  if (f + 1 < l && (f + 1 < lo || l - 1 > hi)) {
+    const absl::int128 c = f + 1 < lo ? f + 1 : l - 1;
+    fail("C3 contiguity: ", absl::StrCat("chunk ", static_cast<std::int64_t>(c), " between the ends holds no point of the range"));
+  }
+  return out;
 }
 
 // out.count: a uint64 literal, or the error code the count returned ("OutOfRange").
@@ -111,9 +146,12 @@ absl::Status judge_cover(const TraceRecord& r, Judgement& j) {
     j.checked = kCountedClauses;
   }
 
+  if (size <= 0) j.checked = kSizeClauses;  // a size <= 0 must be refused (D5): no range to judge
   j.verdict = closed ? contracts::check_cover_closed(min, max, size, got) : contracts::check_cover(min, max, size, got);
-  if (j.verdict.ok() && has_count) j.verdict = contracts::check_count(got.first, got.last, count);
-  if (j.verdict.ok()) return absl::OkStatus();
+  // C6 is the count of the engine's own span, judged whether or not the span is right.
+  const absl::Status counted =
+      has_count && size > 0 ? contracts::check_count(got.first, got.last, count) : absl::OkStatus();
+  if (j.verdict.ok() && counted.ok()) return absl::OkStatus();
   j.input = absl::StrCat("[", min, ", ", max, closed ? "]" : ")", ", size ", size);
   j.expected = show(want);
   j.got = show(got);
@@ -128,6 +166,11 @@ absl::Status judge_cover(const TraceRecord& r, Judgement& j) {
     }
     absl::StrAppend(&j.got, ", ", show_count(count));
   }
+  if (!j.verdict.ok() && want.has_chunks() && got.has_chunks()) {
+    const std::string range = closed ? absl::StrCat("[", min, ", ", max, "]") : absl::StrCat("[", min, ", ", max, ")");
+    for (absl::Status& f : span_failures(got, want, range, size)) add_violation(j, std::move(f), j.expected, j.got);
+  }
+  add_violation(j, counted, j.expected, j.got);
   return absl::OkStatus();
 }
 

@@ -18,6 +18,10 @@
 // the id they were stamped with, and one that is absent is the view's own (traces from before R12).
 //   end         the session ends                                                             (no clause)
 // R2 (authoritative positions untouched), R10 (batch re-derivation) and R11 (from_render) are not traced.
+// Every clause a record violates is counted (docs/audit.md, A4): a render point's version (R3), floats (R4)
+// and view (R12) each on its own, a plan's view (R12) beside its origin and version (R8), and a commit
+// that succeeded where it had to fail under each clause that required the refusal (R6 R7 R8 R12 R13).
+// An open whose cell size is <= 0 is judged under decompose's D5: a chunk size must be refused.
 module;
 #include <algorithm>
 #include <array>
@@ -44,6 +48,7 @@ module lwc.contracts.audit;
 
 import lwc.rebase;
 import lwc.contracts.rebase;
+import lwc.contracts.decompose;
 
 namespace lwc::internal {
 namespace {
@@ -63,6 +68,7 @@ constexpr std::string_view kRenderClauses[] = {"R1", "R3", "R4", "R5", "R12"};
 constexpr std::string_view kLateClauses[] = {"R9", "R12"};
 constexpr std::string_view kStepClauses[] = {"R13"};
 constexpr std::string_view kViewClauses[] = {"R7"};
+constexpr std::string_view kSizeClauses[] = {"D5"};
 
 // A view's loaded cells live in the model; so that one line cannot grow them without bound, a view
 // record may list at most this many.
@@ -75,6 +81,7 @@ constexpr std::size_t kMaxViewCells = std::size_t{1} << 16;
 class RebaseSession final : public contracts::Session {
  public:
   std::size_t dims = 0;  // 0 until "open"
+  std::uint64_t invalid_open_at = 0;  // the line of an open that accepted a cell size <= 0, else 0
   contracts::RenderSpec spec;
   std::int64_t threshold = 1;
   std::int64_t radius = 0;
@@ -263,7 +270,8 @@ absl::Status open_view(const TraceRecord& r, RebaseSession& s) {
   if (r.has("in", "version")) {
     LWC_ASSIGN_OR_RETURN(version, read_version(r, "in", "version"));
   }
-  // The ranges of WorldGrid::create and ViewConfig (docs/rebase.md, Notation).
+  // The ranges of WorldGrid::create and ViewConfig (docs/rebase.md, Notation). A cell size <= 0 was
+  // judged under D5 by on_open before this.
   LWC_ASSIGN_OR_RETURN(const std::int64_t size, read_in_range(r, "cell_size", 1, std::int64_t{1} << 53));
   LWC_ASSIGN_OR_RETURN(const std::int64_t threshold,
                        read_in_range(r, "threshold_cells", 1, std::numeric_limits<std::int64_t>::max()));
@@ -283,16 +291,54 @@ absl::Status open_view(const TraceRecord& r, RebaseSession& s) {
   return absl::OkStatus();
 }
 
+// Why an event of a session without a view cannot be judged.
+absl::Status unopened(const RebaseSession& s) {
+  if (s.invalid_open_at != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("the view was opened at line ", s.invalid_open_at,
+                                                      " with a cell size <= 0 (a D5 violation), which no model "
+                                                      "holds: its events are not judged"));
+  }
+  return absl::FailedPreconditionError("the session's first event must be \"open\" (the view's configuration)");
+}
+
 // open: {"in": {"origin": [..] (2 or 3 cells), "version" (optional), "cell_size", "threshold_cells",
-//               "barrier_radius", "units_per_render_unit", "bubble_units", "view" (optional, R12)}}
-absl::Status on_open(const TraceRecord& r, contracts::Session& session, Judgement&) {
+//               "barrier_radius", "units_per_render_unit", "bubble_units", "view" (optional, R12)},
+//        "out": {"error"} (optional: the view was not made)}. The cell size is a chunk size, accepted iff
+// positive (D5): a view refused for a size <= 0 leaves the session to a later open, one that accepted it is
+// a D5 violation whose later events cannot be judged (no model holds it). Another refusal is judged by no
+// clause and is reported unless a parameter is outside its range.
+absl::Status on_open(const TraceRecord& r, contracts::Session& session, Judgement& j) {
   RebaseSession& s = state(session);
   if (s.dims != 0) return absl::FailedPreconditionError("the session is already open");
+  if (s.invalid_open_at != 0) return unopened(s);
   std::vector<std::int64_t> origin;
   LWC_RETURN_IF_ERROR(r.int64s("in", "origin", origin));
-  if (origin.size() == 2) return open_view<2>(r, s);
-  if (origin.size() == 3) return open_view<3>(r, s);
-  return absl::InvalidArgumentError(absl::StrCat("in.origin holds ", origin.size(), " cells, not 2 or 3"));
+  if (origin.size() != 2 && origin.size() != 3) {
+    return absl::InvalidArgumentError(absl::StrCat("in.origin holds ", origin.size(), " cells, not 2 or 3"));
+  }
+  LWC_ASSIGN_OR_RETURN(const std::int64_t size, r.int64("in", "cell_size"));
+  LWC_ASSIGN_OR_RETURN(const bool refused, read_refusal(r));
+  if (size <= 0) {
+    j.checked = kSizeClauses;
+    j.verdict = contracts::check_size_validation(size, !refused);
+    if (!refused) {
+      j.input = absl::StrCat("cell size ", size);
+      j.expected = "an error: a cell size <= 0 must be rejected (D5)";
+      j.got = "a view";
+      s.invalid_open_at = j.line;
+    }
+    return absl::OkStatus();
+  }
+  const absl::Status opened = origin.size() == 2 ? open_view<2>(r, s) : open_view<3>(r, s);
+  if (!refused) {
+    if (opened.ok()) j.checked = kSizeClauses;  // a positive cell size, accepted
+    return opened;
+  }
+  s.dims = 0;  // refused: no view, whatever was read
+  if (!opened.ok()) return absl::OkStatus();  // a parameter outside its range, refused as it must be
+  return absl::InvalidArgumentError(
+      "out.error on an open whose configuration is within every range (docs/rebase.md, Notation): no clause "
+      "judges that refusal; leave refused opens out, or give the parameter that was refused");
 }
 
 // Runs `f.template operator()<D>()` for the session's dimension; FailedPrecondition before "open".
@@ -300,7 +346,7 @@ template <typename F>
 absl::Status with_view(RebaseSession& s, F&& f) {
   if (s.dims == 2) return f.template operator()<2>();
   if (s.dims == 3) return f.template operator()<3>();
-  return absl::FailedPreconditionError("the session's first event must be \"open\" (the view's configuration)");
+  return unopened(s);
 }
 
 // load / unload: {"in": {"cell": [..]}}
@@ -344,6 +390,36 @@ std::string plan_text(const absl::StatusOr<std::optional<RebasePlan<D>>>& p) {
                       (*p)->expected_version, " of view ", (*p)->view.value);
 }
 
+// Each clause that requires commit(plan) to fail in the model's state, with why (expected_commit names the
+// first only): R12 another view's plan, R13 inside a simulation step, R8 a stale plan or one made at
+// another origin, R6 a barrier cell not loaded, R7 the version counter exhausted (the failure must change
+// nothing).
+template <std::size_t D>
+std::vector<absl::Status> refusals_due(const contracts::OriginModel<D>& m, const RebasePlan<D>& plan) {
+  std::vector<absl::Status> out;
+  const std::string call = absl::StrCat("commit(plan from ", cells_text<D>(plan.from), " to ", cells_text<D>(plan.target),
+                                        " at version ", plan.expected_version, ") succeeded, but ");
+  if (plan.view != m.view()) {
+    out.push_back(absl::InvalidArgumentError(absl::StrCat("R12 view identity: ", call, "the plan is view ",
+                                                          plan.view.value, "'s, not view ", m.view().value, "'s")));
+  }
+  if (m.in_step()) {
+    out.push_back(absl::InvalidArgumentError(absl::StrCat("R13 safe phase: ", call, "it came inside a simulation step")));
+  }
+  if (plan.expected_version != m.version() || plan.from != m.origin()) {
+    out.push_back(absl::InvalidArgumentError(absl::StrCat("R8 staleness: ", call, "the view is at origin ",
+                                                          cells_text<D>(m.origin()), " version ", m.version())));
+  }
+  if (const std::vector<CellIndex<D>> gone = m.missing(plan.target); !gone.empty()) {
+    out.push_back(absl::InvalidArgumentError(absl::StrCat("R6 barrier: ", call, cells_text<D>(gone.front()),
+                                                          " is not loaded at commit time")));
+  }
+  if (m.version() == std::numeric_limits<std::uint64_t>::max()) {
+    out.push_back(absl::InvalidArgumentError(absl::StrCat("R7 failure atomicity: ", call, "the version counter is exhausted")));
+  }
+  return out;
+}
+
 // plan: {"in": {"cell", "offset"} (the observer), "out": {"none": true} | {"from", "target", "version"} |
 //        {"error": code}}
 absl::Status on_plan(const TraceRecord& r, contracts::Session& session, Judgement& j) {
@@ -375,6 +451,12 @@ absl::Status on_plan(const TraceRecord& r, contracts::Session& session, Judgemen
                              " version ", m.version());
       j.expected = plan_text<D>(want);
       j.got = plan_text<D>(got);
+      // The plan's view (R12) and its origin, version and target (R8), each on its own.
+      if (want.ok() && want->has_value() && got.ok() && got->has_value() && (**got).view != (**want).view) {
+        RebasePlan<D> stamped = **got;
+        stamped.view = (**want).view;
+        add_violation(j, m.check_plan(observer, std::optional<RebasePlan<D>>(stamped)), j.expected, j.got);
+      }
     }
     classify<D>(s, j, [&](const contracts::OriginModel<D>& e) { return e.check_plan(observer, got); }, false);
     return absl::OkStatus();
@@ -404,6 +486,9 @@ absl::Status on_commit(const TraceRecord& r, contracts::Session& session, Judgem
     const std::uint64_t version = m.version();
     std::optional<contracts::OriginModel<D>>& engine = engine_model<D>(s);
     const contracts::OriginModel<D> before = engine.has_value() ? *engine : m;
+    // A commit that succeeded where it had to fail breaks every clause that required the refusal.
+    std::vector<absl::Status> refusals;
+    if (!want.ok() && got.ok()) refusals = refusals_due(m, plan);
     j.verdict = m.check_commit(plan, got);  // advances the model when the commit was due to succeed
     if (!j.verdict.ok()) {
       j.input = absl::StrCat("plan from ", cells_text<D>(plan.from), " to ", cells_text<D>(plan.target),
@@ -414,6 +499,7 @@ absl::Status on_commit(const TraceRecord& r, contracts::Session& session, Judgem
                              : status_text(want.status());
       j.got = got.ok() ? absl::StrCat("origin ", cells_text<D>(got->origin), " version ", got->version)
                        : status_text(got.status());
+      for (absl::Status& refusal : refusals) add_violation(j, std::move(refusal), j.expected, j.got);
     }
     absl::Status by_engine = absl::UnknownError("no engine view");
     if (engine.has_value()) by_engine = engine->check_commit(plan, got);  // advances the engine's view too
@@ -444,11 +530,18 @@ absl::Status on_to_render(const TraceRecord& r, contracts::Session& session, Jud
     absl::StatusOr<RenderPoint<D>> got = absl::UnknownError("unset");
     LWC_RETURN_IF_ERROR(read_render<D>(r, got, want.status(), m.view()));
     j.verdict = contracts::check_render<D>(s.spec, m.origin(), m.version(), p, got);
-    if (j.verdict.ok() && got.ok()) j.verdict = contracts::check_stamped(m.view(), got->view, "a render point");
-    if (!j.verdict.ok()) {
+    const absl::Status stamped = got.ok() ? contracts::check_stamped(m.view(), got->view, "a render point") : absl::OkStatus();
+    if (!j.verdict.ok() || !stamped.ok()) {
       j.input = absl::StrCat(position_text<D>(p), " at origin ", cells_text<D>(m.origin()), " version ", m.version());
       j.expected = render_text<D>(want);
       j.got = render_text<D>(got);
+      // The version (R3) and the floats (R4), each on its own: the floats judged as if tagged right.
+      if (!j.verdict.ok() && got.ok() && got->version != m.version()) {
+        RenderPoint<D> retagged = *got;
+        retagged.version = m.version();
+        add_violation(j, contracts::check_render<D>(s.spec, m.origin(), m.version(), p, retagged), j.expected, j.got);
+      }
+      add_violation(j, stamped, j.expected, j.got);
     }
     classify<D>(s, j, [&](const contracts::OriginModel<D>& e) {
       return contracts::check_render<D>(s.spec, e.origin(), e.version(), p, got);
@@ -496,12 +589,17 @@ absl::Status on_late(const TraceRecord& r, contracts::Session& session, Judgemen
     absl::StatusOr<RenderPoint<D>> got = absl::UnknownError("unset");
     LWC_RETURN_IF_ERROR(read_render<D>(r, got, want.status(), m.view()));
     j.verdict = contracts::check_late<D>(s.spec, m.origin(), m.version(), m.view(), result, got);
+    // The placement's stamp (R12) on its own: check_late judges it only when the placement is right (R9).
+    const absl::Status stamped = got.ok() && result.view == m.view()
+                                     ? contracts::check_stamped(m.view(), got->view, "a late placement")
+                                     : absl::OkStatus();
     if (!j.verdict.ok()) {
       j.input = absl::StrCat(placement == "baked" ? "baked" : "relocatable", " result anchored at ",
                              position_text<D>(result.anchor), ", started at version ", result.started_version,
                              "; view at ", cells_text<D>(m.origin()), " version ", m.version());
       j.expected = render_text<D>(want) + why;
       j.got = render_text<D>(got);
+      add_violation(j, stamped, j.expected, j.got);
     }
     classify<D>(s, j, [&](const contracts::OriginModel<D>& e) {
       return contracts::check_late<D>(s.spec, e.origin(), e.version(), e.view(), result, got);

@@ -24,6 +24,11 @@
  *  - No C++ exception crosses this boundary; an allocation failure is LWC_RESOURCE_EXHAUSTED.
  *  - Thread safety is that of the C++ class: a committer may be used from any thread, the others from
  *    one thread at a time; destroying a handle must not race with a call on it.
+ *  - A callback (a pair filter, a query or ray visitor, a prepare function) runs on the calling thread,
+ *    inside the call that takes it. While a persistent grid's callback runs, every call on that grid is
+ *    refused with LWC_FAILED_PRECONDITION and changes nothing (F7); other handles may be used.
+ *  - Float boxes (lwc_float_box2/3) take C's f suffix, as sqrtf does: lwc_persistent_grid2_insertf. Each
+ *    float is the double of the same value (every float is one), so a float box behaves as that box.
  */
 #ifndef LWC_H_
 #define LWC_H_
@@ -37,7 +42,7 @@ extern "C" {
 
 /* The ABI version of this header: lwc_abi_version() returns the version the library was built with.
  * It changes whenever a struct, a signature or a code's meaning changes. */
-#define LWC_ABI_VERSION 1
+#define LWC_ABI_VERSION 2
 
 #if defined(LWC_C_BUILDING) && defined(__GNUC__)
 #define LWC_API __attribute__((visibility("default")))
@@ -177,6 +182,30 @@ typedef struct lwc_pair {
   uint32_t b;
 } lwc_pair;
 
+/* FloatBox<D> (E10): a box of floats as engines hold them. */
+typedef struct lwc_float_box2 {
+  float min[2];
+  float max[2];
+} lwc_float_box2;
+
+typedef struct lwc_float_box3 {
+  float min[3];
+  float max[3];
+} lwc_float_box3;
+
+/* BoxView<D, F> (B13): the caller's boxes read in place, in any layout. Box i's min corner is D reals
+ * at (const char*)min + i * stride, its max corner D reals at (const char*)max + i * stride; `real` is
+ * LWC_REAL_DOUBLE or LWC_REAL_FLOAT. An engine's AABB array: min and max point into element 0, stride
+ * is the element's size. An array of lwc_box2: min = boxes[0].min, max = boxes[0].max, stride 32. */
+enum { LWC_REAL_DOUBLE = 0, LWC_REAL_FLOAT = 1 };
+typedef struct lwc_box_view {
+  const void* min;
+  const void* max;
+  size_t count;
+  size_t stride; /* bytes */
+  int real;      /* LWC_REAL_DOUBLE or LWC_REAL_FLOAT */
+} lwc_box_view;
+
 enum { LWC_OVERSIZE_REJECT = 0, LWC_OVERSIZE_COARSER_LEVELS = 1 };
 
 /* GridConfig with raw numbers, each validated by its C++ create() at every call (B6, B7, B11). */
@@ -210,6 +239,23 @@ LWC_API lwc_status lwc_find_pairs2(const lwc_box2* boxes, size_t n, const lwc_gr
 LWC_API lwc_status lwc_find_pairs3(const lwc_box3* boxes, size_t n, const lwc_grid_config* config, lwc_pair* pairs,
                                    size_t capacity, size_t* count, lwc_stats* stats);
 
+/* A list of pairs the library holds (F8), as Box2D v3's world holds its contact events: filled by
+ * lwc_find_pairs2_view / 3_view, read in place with lwc_pair_list_pairs, reused frame after frame. One
+ * thread at a time per list (one list per thread for concurrent broad phases). */
+typedef struct lwc_pair_list lwc_pair_list;
+LWC_API lwc_status lwc_pair_list_create(lwc_pair_list** out);
+LWC_API lwc_status lwc_pair_list_destroy(lwc_pair_list* list);
+/* *pairs: the list's *count pairs, in canonical order; valid until the list is next filled or destroyed
+ * (NULL when the list is empty). */
+LWC_API lwc_status lwc_pair_list_pairs(const lwc_pair_list* list, const lwc_pair** pairs, size_t* count);
+
+/* find_pairs over a view (B13), into a list: one broad phase, whatever the number of pairs (F8). On an
+ * error the list keeps what it held (F3). `stats` may be NULL. */
+LWC_API lwc_status lwc_find_pairs2_view(const lwc_box_view* boxes, const lwc_grid_config* config, lwc_pair_list* out,
+                                        lwc_stats* stats);
+LWC_API lwc_status lwc_find_pairs3_view(const lwc_box_view* boxes, const lwc_grid_config* config, lwc_pair_list* out,
+                                        lwc_stats* stats);
+
 /* Grid<D>: registered boxes kept for queries (B1-B12). query: the ascending indices of every box
  * overlapping `probe` (B10), into `hits` (capacity, *count as above). */
 typedef struct lwc_grid2 lwc_grid2;
@@ -223,15 +269,28 @@ LWC_API lwc_status lwc_grid2_query(const lwc_grid2* grid, const lwc_box2* probe,
 LWC_API lwc_status lwc_grid3_query(const lwc_grid3* grid, const lwc_box3* probe, uint32_t* hits, size_t capacity,
                                    size_t* count);
 
-/* PersistentGrid<D> (E1-E6). */
+/* PersistentGrid<D> (E1-E12). */
 typedef struct lwc_handle {
   uint32_t slot;
   uint32_t generation;
 } lwc_handle;
 
+/* Filter (E8): two boxes are considered iff (a.group & b.mask) != 0 and (b.group & a.mask) != 0. */
+typedef struct lwc_filter {
+  uint64_t group;
+  uint64_t mask;
+} lwc_filter;
+
+/* The C++ default Filter{}: group 1, every mask bit; passes with every default box. */
+LWC_API lwc_filter lwc_filter_default(void);
+
+/* A contact, lower slot first, with both boxes' payloads (E7): as now for began and swept, as at the
+ * previous update for ended. */
 typedef struct lwc_contact {
   lwc_handle a;
   lwc_handle b;
+  uintptr_t user_a;
+  uintptr_t user_b;
 } lwc_contact;
 
 typedef struct lwc_tracked2 {
@@ -243,6 +302,37 @@ typedef struct lwc_tracked3 {
   lwc_handle handle;
   lwc_box3 box;
 } lwc_tracked3;
+
+/* Segment<D> (E9): the points from + t * (to - from), t in [0, 1]. */
+typedef struct lwc_segment2 {
+  double from[2];
+  double to[2];
+} lwc_segment2;
+
+typedef struct lwc_segment3 {
+  double from[3];
+  double to[3];
+} lwc_segment3;
+
+/* A box a query found (E11), and a box a ray hit at entry fraction t (E9). */
+typedef struct lwc_query_hit {
+  lwc_handle handle;
+  uintptr_t user;
+} lwc_query_hit;
+
+typedef struct lwc_ray_hit {
+  lwc_handle handle;
+  uintptr_t user;
+  double t;
+} lwc_ray_hit;
+
+/* PairFilter (E8): a pair whose filter bits pass is considered iff fn(context, user of the lower slot,
+ * user of the higher slot) != 0. A pure function of its arguments; after its answer for a box changes,
+ * call _refilter on the box. */
+typedef int (*lwc_pair_filter_fn)(void* context, uintptr_t lower, uintptr_t higher);
+/* Visitors of _query_each and _raycast_each: return non-zero to go on, 0 to stop (F7). */
+typedef int (*lwc_query_fn)(void* context, lwc_handle handle, uintptr_t user);
+typedef int (*lwc_ray_fn)(void* context, lwc_handle handle, uintptr_t user, double t);
 
 enum { LWC_MOTION_TELEPORT = 0, LWC_MOTION_SWEPT = 1 };
 /* Which list of the last update's ContactEvents to read. */
@@ -263,35 +353,90 @@ typedef struct lwc_update_stats {
 typedef struct lwc_persistent_grid2 lwc_persistent_grid2;
 typedef struct lwc_persistent_grid3 lwc_persistent_grid3;
 
-LWC_API lwc_status lwc_persistent_grid2_create(const lwc_grid_config* config, lwc_persistent_grid2** out);
-LWC_API lwc_status lwc_persistent_grid3_create(const lwc_grid_config* config, lwc_persistent_grid3** out);
+/* create (B6, E8): `pair_filter` may be NULL (every pair whose bits pass is considered); `context` is
+ * passed to it unread. */
+LWC_API lwc_status lwc_persistent_grid2_create(const lwc_grid_config* config, lwc_pair_filter_fn pair_filter,
+                                               void* context, lwc_persistent_grid2** out);
+LWC_API lwc_status lwc_persistent_grid3_create(const lwc_grid_config* config, lwc_pair_filter_fn pair_filter,
+                                               void* context, lwc_persistent_grid3** out);
 LWC_API lwc_status lwc_persistent_grid2_destroy(lwc_persistent_grid2* grid);
 LWC_API lwc_status lwc_persistent_grid3_destroy(lwc_persistent_grid3* grid);
-/* insert (E3, E4), move (E3, E4, E6; motion LWC_MOTION_*), remove (E3): as in C++; NotFound for a box
- * handle naming no live box. */
-LWC_API lwc_status lwc_persistent_grid2_insert(lwc_persistent_grid2* grid, const lwc_box2* box, lwc_handle* out);
-LWC_API lwc_status lwc_persistent_grid3_insert(lwc_persistent_grid3* grid, const lwc_box3* box, lwc_handle* out);
+/* insert (E3, E4, E7, E8, E10): a new box with its payload and filter; move (E3, E4, E6; motion
+ * LWC_MOTION_*), remove (E3): as in C++; NotFound for a box handle naming no live box. */
+LWC_API lwc_status lwc_persistent_grid2_insert(lwc_persistent_grid2* grid, const lwc_box2* box, uintptr_t user,
+                                               lwc_filter filter, lwc_handle* out);
+LWC_API lwc_status lwc_persistent_grid3_insert(lwc_persistent_grid3* grid, const lwc_box3* box, uintptr_t user,
+                                               lwc_filter filter, lwc_handle* out);
+LWC_API lwc_status lwc_persistent_grid2_insertf(lwc_persistent_grid2* grid, const lwc_float_box2* box, uintptr_t user,
+                                                lwc_filter filter, lwc_handle* out);
+LWC_API lwc_status lwc_persistent_grid3_insertf(lwc_persistent_grid3* grid, const lwc_float_box3* box, uintptr_t user,
+                                                lwc_filter filter, lwc_handle* out);
 LWC_API lwc_status lwc_persistent_grid2_move(lwc_persistent_grid2* grid, lwc_handle handle, const lwc_box2* box,
                                              int motion);
 LWC_API lwc_status lwc_persistent_grid3_move(lwc_persistent_grid3* grid, lwc_handle handle, const lwc_box3* box,
                                              int motion);
+LWC_API lwc_status lwc_persistent_grid2_movef(lwc_persistent_grid2* grid, lwc_handle handle,
+                                              const lwc_float_box2* box, int motion);
+LWC_API lwc_status lwc_persistent_grid3_movef(lwc_persistent_grid3* grid, lwc_handle handle,
+                                              const lwc_float_box3* box, int motion);
 LWC_API lwc_status lwc_persistent_grid2_remove(lwc_persistent_grid2* grid, lwc_handle handle);
 LWC_API lwc_status lwc_persistent_grid3_remove(lwc_persistent_grid3* grid, lwc_handle handle);
-/* update (E1, E2, E4-E6): applies the pending operations; the events are kept in the handle until the
- * next successful update and read with _events. `stats` may be NULL. */
+/* set_filter, set_user_data, refilter (E8): the box is dirty and the next update reports exactly the
+ * pairs that begin or end because of the change. user_data, filter: as last given. NotFound as for move. */
+LWC_API lwc_status lwc_persistent_grid2_set_filter(lwc_persistent_grid2* grid, lwc_handle handle, lwc_filter filter);
+LWC_API lwc_status lwc_persistent_grid3_set_filter(lwc_persistent_grid3* grid, lwc_handle handle, lwc_filter filter);
+LWC_API lwc_status lwc_persistent_grid2_set_user_data(lwc_persistent_grid2* grid, lwc_handle handle, uintptr_t user);
+LWC_API lwc_status lwc_persistent_grid3_set_user_data(lwc_persistent_grid3* grid, lwc_handle handle, uintptr_t user);
+LWC_API lwc_status lwc_persistent_grid2_refilter(lwc_persistent_grid2* grid, lwc_handle handle);
+LWC_API lwc_status lwc_persistent_grid3_refilter(lwc_persistent_grid3* grid, lwc_handle handle);
+LWC_API lwc_status lwc_persistent_grid2_user_data(const lwc_persistent_grid2* grid, lwc_handle handle,
+                                                  uintptr_t* out);
+LWC_API lwc_status lwc_persistent_grid3_user_data(const lwc_persistent_grid3* grid, lwc_handle handle,
+                                                  uintptr_t* out);
+LWC_API lwc_status lwc_persistent_grid2_filter(const lwc_persistent_grid2* grid, lwc_handle handle, lwc_filter* out);
+LWC_API lwc_status lwc_persistent_grid3_filter(const lwc_persistent_grid3* grid, lwc_handle handle, lwc_filter* out);
+/* update (E1, E2, E4-E8, E12): applies the pending operations; the events are kept in the handle until
+ * the next successful update and read with _events (a failed update keeps the previous ones). Once
+ * warm, an update allocates nothing. `stats` may be NULL. */
 LWC_API lwc_status lwc_persistent_grid2_update(lwc_persistent_grid2* grid, lwc_update_stats* stats);
 LWC_API lwc_status lwc_persistent_grid3_update(lwc_persistent_grid3* grid, lwc_update_stats* stats);
-/* events: the `which` list (LWC_EVENTS_*) of the last successful update, canonical order (E1, E6);
+/* events: the `which` list (LWC_EVENTS_*) of the last successful update, canonical order (E1, E6, E7);
  * empty before the first. */
 LWC_API lwc_status lwc_persistent_grid2_events(const lwc_persistent_grid2* grid, int which, lwc_contact* out,
                                                size_t capacity, size_t* count);
 LWC_API lwc_status lwc_persistent_grid3_events(const lwc_persistent_grid3* grid, int which, lwc_contact* out,
                                                size_t capacity, size_t* count);
-/* pairs: the overlapping pairs at the last update, canonical order (E2). */
+/* pairs: the overlapping pairs that pass the filters at the last update, canonical order (E2, E8). */
 LWC_API lwc_status lwc_persistent_grid2_pairs(const lwc_persistent_grid2* grid, lwc_contact* out, size_t capacity,
                                               size_t* count);
 LWC_API lwc_status lwc_persistent_grid3_pairs(const lwc_persistent_grid3* grid, lwc_contact* out, size_t capacity,
                                               size_t* count);
+/* query (E11): every box as last given (pending operations included) overlapping `box`, by ascending
+ * slot, into out (capacity, *count: F4). Filters are not applied. queryf: the same for a float box. */
+LWC_API lwc_status lwc_persistent_grid2_query(const lwc_persistent_grid2* grid, const lwc_box2* box,
+                                              lwc_query_hit* out, size_t capacity, size_t* count);
+LWC_API lwc_status lwc_persistent_grid3_query(const lwc_persistent_grid3* grid, const lwc_box3* box,
+                                              lwc_query_hit* out, size_t capacity, size_t* count);
+LWC_API lwc_status lwc_persistent_grid2_queryf(const lwc_persistent_grid2* grid, const lwc_float_box2* box,
+                                               lwc_query_hit* out, size_t capacity, size_t* count);
+LWC_API lwc_status lwc_persistent_grid3_queryf(const lwc_persistent_grid3* grid, const lwc_float_box3* box,
+                                               lwc_query_hit* out, size_t capacity, size_t* count);
+/* query_each (E11, F7): fn(context, handle, user) for each such box, in no particular order, until fn
+ * returns 0. Allocates nothing. */
+LWC_API lwc_status lwc_persistent_grid2_query_each(const lwc_persistent_grid2* grid, const lwc_box2* box,
+                                                   lwc_query_fn fn, void* context);
+LWC_API lwc_status lwc_persistent_grid3_query_each(const lwc_persistent_grid3* grid, const lwc_box3* box,
+                                                   lwc_query_fn fn, void* context);
+/* raycast (E9, E11): every box the segment hits, in order of entry fraction t (ties by slot), into out
+ * (F4). raycast_each: fn(context, handle, user, t) in that order until fn returns 0 (F7). */
+LWC_API lwc_status lwc_persistent_grid2_raycast(const lwc_persistent_grid2* grid, const lwc_segment2* segment,
+                                                lwc_ray_hit* out, size_t capacity, size_t* count);
+LWC_API lwc_status lwc_persistent_grid3_raycast(const lwc_persistent_grid3* grid, const lwc_segment3* segment,
+                                                lwc_ray_hit* out, size_t capacity, size_t* count);
+LWC_API lwc_status lwc_persistent_grid2_raycast_each(const lwc_persistent_grid2* grid, const lwc_segment2* segment,
+                                                     lwc_ray_fn fn, void* context);
+LWC_API lwc_status lwc_persistent_grid3_raycast_each(const lwc_persistent_grid3* grid, const lwc_segment3* segment,
+                                                     lwc_ray_fn fn, void* context);
 /* boxes: the live boxes at the last update, by ascending slot. box: a live handle's box as last given. */
 LWC_API lwc_status lwc_persistent_grid2_boxes(const lwc_persistent_grid2* grid, lwc_tracked2* out, size_t capacity,
                                               size_t* count);
@@ -492,6 +637,67 @@ LWC_API lwc_status lwc_committer_commit(lwc_committer* committer, lwc_prepare_fn
 /* published (T7): the batch last published, read as one whole batch: *info and its entries. */
 LWC_API lwc_status lwc_committer_published(const lwc_committer* committer, lwc_batch_info* info,
                                            lwc_batch_entry* entries, size_t capacity, size_t* count);
+
+/* ---------------------------------------------------------------------------------------------------
+ * lwc.draw (docs/draw.md): a picture of a 2-D broad-phase scene as one SVG document, outside the hot path
+ * (capi/draw.cc). Exact values are in the hover titles; past style.dense_boxes boxes in view the boxes are
+ * drawn as a density raster, and pairs, hits and marks for the first style.max_items of each kind. */
+typedef struct lwc_draw_ray2 {
+  double from[2];
+  double to[2];
+} lwc_draw_ray2;
+
+/* A floating-origin view in the scene's units: its origin cell's corner, the cell's side, the half side of
+ * its render bubble. */
+typedef struct lwc_draw_view2 {
+  double origin[2];
+  double cell_size;
+  double bubble;
+} lwc_draw_view2;
+
+/* What to draw. Every array may be NULL with a count of 0; a NULL pointer for an optional part (grid,
+ * query, ray, view, title) leaves it out. Indices (pairs, hits) name boxes. */
+typedef struct lwc_draw_scene2 {
+  const lwc_box2* boxes;
+  size_t box_count;
+  const lwc_grid_config* grid; /* cell lines of level 0, and with `cells` each box's occupied cells */
+  int cells;
+  const lwc_pair* pairs; /* pairs to draw (all, or a chosen subset) */
+  size_t pair_count;
+  int reference_cells; /* with a grid: each drawn pair's reference cell (B9) */
+  const lwc_pair* missed; /* pairs an implementation missed: both boxes and where they meet */
+  size_t missed_count;
+  const lwc_pair* extra; /* pairs it reported wrongly: both boxes and the gap */
+  size_t extra_count;
+  const lwc_box2* query;
+  const uint32_t* query_hits;
+  size_t query_hit_count;
+  const lwc_draw_ray2* ray;
+  const uint32_t* ray_hits; /* in order of entry */
+  size_t ray_hit_count;
+  const lwc_draw_view2* view;
+  const char* title; /* UTF-8 */
+} lwc_draw_scene2;
+
+/* The size of the picture (pixels) and its limits (docs/draw.md, Style). */
+typedef struct lwc_draw_style {
+  int width;          /* [160, 8192] */
+  int height;         /* [120, 8192] */
+  size_t dense_boxes; /* >= 1 */
+  size_t max_items;   /* >= 1 */
+  int bin_pixels;     /* [1, 64] */
+} lwc_draw_style;
+
+/* The C++ defaults of lwc::draw::Style{}: 720 x 540, 2000 boxes, 2000 items, 4-pixel bins. */
+LWC_API lwc_draw_style lwc_draw_style_default(void);
+
+/* The SVG of `scene` (UTF-8, NUL-terminated) into svg[0, capacity); *size is its length in bytes, without
+ * the NUL. LWC_BUFFER_TOO_SMALL when capacity <= that length: *size says it, nothing else is written (F4;
+ * svg may be NULL with capacity 0, to ask). LWC_INVALID_ARGUMENT for what lwc::draw::svg refuses (a box
+ * that is not valid, an index naming no box, a style out of range), naming it. `style` may be NULL (the
+ * defaults). */
+LWC_API lwc_status lwc_draw_svg2(const lwc_draw_scene2* scene, const lwc_draw_style* style, char* svg,
+                                 size_t capacity, size_t* size);
 
 #ifdef __cplusplus
 }  /* extern "C" */

@@ -53,7 +53,7 @@
 // own archive code (liblwc.a, the C API) runs in that process too, compiled without the consumer's
 // flags: so it defaults to 1 in every build. Then cell_of sends subnormal-sized operands to its integer
 // path and the broad phase confirms a pair's overlap on the bits, one well-predicted test each (the cost
-// is measured in README.md). A program that never sets the modes may define it to 0 on its command line
+// was measured when it landed: CHANGELOG.md, "Measurement history"). A program that never sets the modes may define it to 0 on its command line
 // (for every translation unit, lwc's archive included) to drop those tests.
 #ifndef LWC_DENORMALS_ARE_ZERO
 #define LWC_DENORMALS_ARE_ZERO 1

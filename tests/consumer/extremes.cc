@@ -26,7 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lwc/exact_fp.h"
-#ifdef LWC_HEADER_BUILD
+#ifdef LWC_USE_HEADERS
 #include "lwc/contracts/broadphase.h"
 #include "lwc/contracts/commit.h"
 #include "lwc/contracts/cover.h"
@@ -35,7 +35,7 @@
 #include "lwc/lwc.h"
 #endif
 
-#ifndef LWC_HEADER_BUILD
+#ifndef LWC_USE_HEADERS
 import lwc;
 import lwc.contracts.decompose;
 import lwc.contracts.cover;

@@ -3,18 +3,18 @@
 //
 // An engine's view of lwc: import the installed modules (or, in the header build, include them), use
 // them, audit a result with the checkers. Exits non-zero if anything disagrees, so `./lwc package` fails
-// loudly. The same file serves both uses; lwc::headers defines LWC_HEADER_BUILD.
+// loudly. The same file serves both uses; its CMakeLists.txt defines LWC_USE_HEADERS for the header build.
 #include <cstdint>
 #include <cstdio>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#ifdef LWC_HEADER_BUILD
+#ifdef LWC_USE_HEADERS
 #include "lwc/contracts/decompose.h"
 #include "lwc/lwc.h"
 #endif
 
-#ifndef LWC_HEADER_BUILD
+#ifndef LWC_USE_HEADERS
 import lwc;
 import lwc.contracts.decompose;
 #else
@@ -29,7 +29,7 @@ int main() {
   const absl::StatusOr<std::int64_t> cell = lwc::cell_of(-0.0, 0.5);
   bool ok = audit.ok() && cell.ok() && *cell == 0 &&
             !lwc::contracts::check_split(-1, 1000, 0, -1).ok();  // truncation is caught
-#ifdef LWC_HEADER_BUILD
+#ifdef LWC_USE_HEADERS
   ok = second_unit_ok() && ok;
 #endif
   std::printf("consumer: split(-1, 1000) = (%lld, %lld), audit %s\n", static_cast<long long>(p.chunk),

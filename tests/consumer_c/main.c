@@ -78,9 +78,9 @@ static void broadphase(void) {
     EXPECT(count == 1 && pairs[0].a == 0 && pairs[0].b == 1 && stats.memberships == 14); /* 12 + 1 + 1 */
     free(pairs);
   }
-  EXPECT(lwc_persistent_grid2_create(&config, &grid) == LWC_OK);
-  EXPECT(lwc_persistent_grid2_insert(grid, &boxes[0], &wall) == LWC_OK);
-  EXPECT(lwc_persistent_grid2_insert(grid, &boxes[2], &prop) == LWC_OK);
+  EXPECT(lwc_persistent_grid2_create(&config, NULL, NULL, &grid) == LWC_OK);
+  EXPECT(lwc_persistent_grid2_insert(grid, &boxes[0], 0, lwc_filter_default(), &wall) == LWC_OK);
+  EXPECT(lwc_persistent_grid2_insert(grid, &boxes[2], 0, lwc_filter_default(), &prop) == LWC_OK);
   EXPECT(lwc_persistent_grid2_update(grid, &us) == LWC_OK && us.began == 0);
   EXPECT(lwc_persistent_grid2_move(grid, prop, &near_wall, LWC_MOTION_TELEPORT) == LWC_OK);
   EXPECT(lwc_persistent_grid2_update(grid, &us) == LWC_OK && us.began == 1);
@@ -90,6 +90,50 @@ static void broadphase(void) {
   EXPECT(lwc_persistent_grid2_remove(grid, prop) == LWC_NOT_FOUND);
   EXPECT(lwc_persistent_grid2_destroy(grid) == LWC_OK);
   EXPECT(lwc_persistent_grid2_destroy(grid) == LWC_INVALID_ARGUMENT); /* destroyed once */
+}
+
+/* docs/c_api.md, "Use": a frame of an engine's broad phase through the persistent grid (payloads, filter
+ * bits, float boxes, events, a query, a ray), and the batch form over the engine's own AABB array. */
+struct aabb {
+  float lower[2];
+  int proxy;
+  float upper[2];
+};
+
+static void engine_frame(void) {
+  lwc_grid_config config = lwc_grid_config_default();
+  lwc_persistent_grid2* grid = NULL;
+  const lwc_float_box2 wall = {{0, 0}, {10, 2}}, crate = {{12, 0}, {13, 1}}, pushed = {{9, 0}, {10, 1}};
+  const lwc_filter debris = {2, ~(uint64_t)2};
+  const lwc_box2 blast = {{8, -1}, {11, 3}};
+  const lwc_segment2 ray = {{-5, 1}, {20, 1}};
+  const struct aabb aabbs[3] = {{{0, 0}, 7, {10, 2}}, {{9, 0.5f}, 8, {9.5f, 1.5f}}, {{20, 20}, 9, {21, 21}}};
+  const lwc_box_view view = {aabbs[0].lower, aabbs[0].upper, 3, sizeof(struct aabb), LWC_REAL_FLOAT};
+  lwc_handle w, c;
+  lwc_contact began[16];
+  lwc_query_hit hits[16];
+  lwc_ray_hit first[16];
+  lwc_pair_list* list = NULL;
+  const lwc_pair* pairs = NULL;
+  size_t n = 0;
+  config.cell_size = 2.0;
+  EXPECT(lwc_persistent_grid2_create(&config, NULL, NULL, &grid) == LWC_OK);
+  EXPECT(lwc_persistent_grid2_insertf(grid, &wall, 1001, lwc_filter_default(), &w) == LWC_OK);
+  EXPECT(lwc_persistent_grid2_insertf(grid, &crate, 1002, debris, &c) == LWC_OK);
+  EXPECT(lwc_persistent_grid2_update(grid, NULL) == LWC_OK);
+  EXPECT(lwc_persistent_grid2_movef(grid, c, &pushed, LWC_MOTION_TELEPORT) == LWC_OK);
+  EXPECT(lwc_persistent_grid2_update(grid, NULL) == LWC_OK);
+  EXPECT(lwc_persistent_grid2_events(grid, LWC_EVENTS_BEGAN, began, 16, &n) == LWC_OK && n == 1 &&
+         began[0].user_a == 1001 && began[0].user_b == 1002);
+  EXPECT(lwc_persistent_grid2_query(grid, &blast, hits, 16, &n) == LWC_OK && n == 2 && hits[0].handle.slot == w.slot &&
+         hits[1].user == 1002);
+  EXPECT(lwc_persistent_grid2_raycast(grid, &ray, first, 16, &n) == LWC_OK && n == 2 && first[0].t == 0.2 &&
+         first[1].handle.slot == c.slot);
+  EXPECT(lwc_persistent_grid2_destroy(grid) == LWC_OK);
+  EXPECT(lwc_pair_list_create(&list) == LWC_OK);
+  EXPECT(lwc_find_pairs2_view(&view, &config, list, NULL) == LWC_OK);
+  EXPECT(lwc_pair_list_pairs(list, &pairs, &n) == LWC_OK && n == 1 && pairs[0].a == 0 && pairs[0].b == 1);
+  EXPECT(lwc_pair_list_destroy(list) == LWC_OK);
 }
 
 static void rebase(void) {
@@ -147,6 +191,7 @@ int main(void) {
   EXPECT(lwc_abi_version() == LWC_ABI_VERSION);
   decompose_and_cover();
   broadphase();
+  engine_frame();
   rebase();
   commit();
   printf("consumer_c: lwc.h ABI %d, %s\n", lwc_abi_version(), failures == 0 ? "ok" : "FAILED");

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-// File: modules/lwc/broadphase/spec.h
+// File: modules/lwc/broadphase/box.h
 //
 // Included by <lwc/broadphase.h>; not a header to include on its own.
-// The partition lwc.broadphase:spec as a header (modules/lwc/config.h).
+// The partition lwc.broadphase:box as a header (modules/lwc/config.h).
 #pragma once
 #ifndef LWC_HEADER_BUILD
 #define LWC_HEADER_BUILD 1
 #endif
-#include "../../broadphase/spec.cppm"
+#include "../../broadphase/box.cppm"

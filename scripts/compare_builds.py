@@ -4,7 +4,7 @@
 # the release preset): the two trees' binaries run alternately, ROUNDS times, each run 3 interleaved
 # repetitions, so a slow phase of a shared machine hits both alike; prints the median of every benchmark
 # over all runs of each tree and now / before.
-#   bench/compare_builds.py BEFORE_BENCH_DIR NOW_BENCH_DIR decompose,cover,broadphase,rebase ROUNDS [FILTER]
+#   scripts/compare_builds.py BEFORE_BENCH_DIR NOW_BENCH_DIR decompose,cover,broadphase,rebase ROUNDS [FILTER]
 import collections
 import json
 import statistics

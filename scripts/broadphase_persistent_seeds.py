@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# fuzz/broadphase_persistent_seeds.py OUT_DIR — writes the persistent-grid seeds of fuzz/corpus/broadphase_fuzzer
+# scripts/broadphase_persistent_seeds.py OUT_DIR — writes the persistent-grid seeds of fuzz/corpus/broadphase_fuzzer
 # (persistent_*): operation sequences for broadphase_fuzzer.cc in its mode 0x30.
 # Encodes persistent-grid operation sequences for fuzz/broadphase_fuzzer.cc (FuzzedDataProvider: integers
 # are taken from the end of the input, raw bytes from the front).

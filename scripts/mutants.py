@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# File: tests/mutants/run
+# File: scripts/mutants.py
 #
 # The mutation runner: every mutant of tests/mutants/<contract>.txt is applied, one at a time, to a scratch
 # copy of the tree (build/mutants/scratch/<contract>; the real tree is never written), the contract's
@@ -14,8 +14,8 @@
 # not compile (no-build is not a kill: rewrite the mutant). Results go to build/mutants/results.tsv:
 #   contract  mutant_id  clauses(space-separated)  status(killed|survived|no-build)  evidence
 #
-# usage: tests/mutants/run [--contract C]... [--only ID_PREFIX] [--cases N] [--seed S] [--jobs N]
-#                          [--parallel N] [--all-tiers] [--list]
+# usage: scripts/mutants.py [--contract C]... [--only ID_PREFIX] [--cases N] [--seed S] [--jobs N]
+#                           [--parallel N] [--all-tiers] [--list]      (./lwc mutants ...)
 # The evidence runs cheapest first (tests, then properties, then the replay) and stops at the first kill,
 # so a mutant the tests kill never waits for the properties to compile; --all-tiers runs all three.
 #
@@ -42,7 +42,7 @@ import sys
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CATALOGS = os.path.join(ROOT, "tests", "mutants")
 OUT = os.path.join(ROOT, "build", "mutants")
 PRESET = "mutants"
@@ -339,7 +339,7 @@ def main():
                                            f"{file} (must be exactly once):\n{search}")
                     texts[file] = texts[file].replace(search, replace)
     except CatalogError as e:
-        print(f"tests/mutants/run: stale or malformed catalog: {e}", file=sys.stderr)
+        print(f"mutants: stale or malformed catalog: {e}", file=sys.stderr)
         return 2
     if args.reclassify:
         # Re-reads the logs of no-build rows with compile_time_kill() (no build): for rows recorded before
@@ -371,7 +371,7 @@ def main():
     for spec in args.shards:
         name, _, n = spec.partition("=")
         if name not in CONTRACTS or not n.isdigit() or int(n) < 1:
-            print(f"tests/mutants/run: --shards wants CONTRACT=N, got {spec!r}", file=sys.stderr)
+            print(f"mutants: --shards wants CONTRACT=N, got {spec!r}", file=sys.stderr)
             return 2
         shards[name] = int(n)
     done = set()
@@ -397,7 +397,7 @@ def main():
                 r = subprocess.run(["cmake", "--preset", PRESET], cwd=scratch_of(w), stdout=log,
                                    stderr=subprocess.STDOUT)
                 if r.returncode != 0:
-                    print(f"tests/mutants/run: configure failed, see {log.name}", file=sys.stderr)
+                    print(f"mutants: configure failed, see {log.name}", file=sys.stderr)
                     return 2
 
     # results.tsv keeps the rows of mutants this run does not run (a partial run replaces only its own),
@@ -500,7 +500,7 @@ def record_results(results, args):
     with open(results, encoding="utf-8") as f:
         body = f.read()
     with open(RECORDED, "w", encoding="utf-8") as f:
-        f.write(f"# SPDX-License-Identifier: MIT\n# recorded by tests/mutants/run --record: commit {commit}"
+        f.write(f"# SPDX-License-Identifier: MIT\n# recorded by ./lwc mutants --record: commit {commit}"
                 f"{'+modified' if dirty else ''}, {when}, seed {args.seed}, {args.cases} cases per property\n")
         f.write(body)
     print(f"recorded in {os.path.relpath(RECORDED, ROOT)} (commit {commit}{'+modified' if dirty else ''})")

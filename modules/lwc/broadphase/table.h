@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: MIT
+// File: modules/lwc/broadphase/table.h
+//
+// Included by <lwc/broadphase.h>; not a header to include on its own.
+// The partition lwc.broadphase:table as a header (modules/lwc/config.h).
+#pragma once
+#ifndef LWC_HEADER_BUILD
+#define LWC_HEADER_BUILD 1
+#endif
+#include "../../broadphase/table.cppm"

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: MIT
+# cmake -DSOURCE=<tests/package/settings> -DWORK=<dir> -DPREFIX=<package> -DCXX=<clang++> -P settings.cmake
+#
+# Configures tests/package/settings once per case and reads each build.ninja: the interface units CMake
+# compiles from lwc's imported targets and the sources of the target that imports them must have the
+# -std expected, or clang refuses the import ("GNU extensions was disabled in PCH file but is currently
+# enabled"). The mixed case must stop at configure time with the line that fixes it.
+set(failures 0)
+set(importer_of_default game)
+set(importer_of_strict game)
+set(importer_of_cxx23 game)
+set(importer_of_library game_library)
+foreach(case default:gnu++20 strict:c++20 cxx23:gnu++23 library:gnu++20 mixed:FATAL)
+  string(REPLACE ":" ";" case ${case})
+  list(GET case 0 name)
+  list(GET case 1 expected)
+  set(dir ${WORK}/${name})
+  file(REMOVE_RECURSE ${dir})
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${dir} -G Ninja -DCMAKE_CXX_COMPILER=${CXX}
+                          -DCMAKE_PREFIX_PATH=${PREFIX} -DLWC_SETTINGS=${name}
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(expected STREQUAL "FATAL")
+    string(REGEX REPLACE "[ \n]+" " " said "${err}")
+    if(rc EQUAL 0 OR NOT said MATCHES "different C\\+\\+ settings" OR NOT said MATCHES "set\\(CMAKE_CXX_EXTENSIONS OFF\\)")
+      message(SEND_ERROR "${name}: expected configuration to stop naming set(CMAKE_CXX_EXTENSIONS OFF); exit ${rc}:\n${err}")
+      math(EXPR failures "${failures} + 1")
+    else()
+      message(STATUS "${name}: configuration stopped, as it must:\n${err}")
+    endif()
+    continue()
+  endif()
+  if(NOT rc EQUAL 0)
+    message(SEND_ERROR "${name}: configure failed (${rc}):\n${out}\n${err}")
+    math(EXPR failures "${failures} + 1")
+    continue()
+  endif()
+  # The -std of every compilation of lwc's interface units (the targets CMake makes from the imported
+  # ones: @synth_ in their names) and of the importer's own sources.
+  file(READ ${dir}/build.ninja ninja)
+  string(REGEX REPLACE "[][;]" "_" ninja "${ninja}")   # brackets and semicolons would bend a CMake list
+  string(REPLACE "\n" ";" lines "${ninja}")
+  set(output "")
+  set(units)
+  set(importer)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^build ([^:]+):")
+      set(output "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^  FLAGS = .*-std=([a-z+0-9]+)")
+      set(std ${CMAKE_MATCH_1})
+      if(output MATCHES "@synth_")
+        list(APPEND units ${std})
+      elseif(output MATCHES "CMakeFiles/${importer_of_${name}}\\.dir/")
+        list(APPEND importer ${std})
+      endif()
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES units)
+  list(REMOVE_DUPLICATES importer)
+  if(NOT units)
+    message(SEND_ERROR "${name}: no interface unit of lwc compiled for the consumer in ${dir}/build.ninja")
+    math(EXPR failures "${failures} + 1")
+  elseif(NOT units STREQUAL expected OR NOT importer STREQUAL expected)
+    message(SEND_ERROR "${name}: lwc's interface units and their importer (${importer_of_${name}}) must share "
+                       "-std=${expected}; ${dir}/build.ninja has ${units} and ${importer}")
+    math(EXPR failures "${failures} + 1")
+  else()
+    message(STATUS "${name}: lwc's interface units and their importer (${importer_of_${name}}) all -std=${expected}")
+  endif()
+endforeach()
+if(failures)
+  message(FATAL_ERROR "${failures} of the settings cases failed")
+endif()

@@ -6,6 +6,7 @@
 module;
 #define LWC_MODULE_UNIT 1
 #include "lwc/config.h"
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,7 @@ module;
 #include "absl/strings/string_view.h"
 #include "lwc/check.h"
 #include "lwc/kernels.h"
+#include "lwc/walk.h"
 export module lwc.cover;
 
 // The API speaks in ChunkSize, ChunkBudget, Int2 and Int3: importing lwc.cover is enough to use it.

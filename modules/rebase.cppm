@@ -36,6 +36,7 @@ module;
 #include "lwc/check.h"
 #include "lwc/exact_fp.h"
 #include "lwc/format.h"
+#include "lwc/walk.h"
 export module lwc.rebase;
 
 // The API speaks in ChunkSize (WorldGrid::create): importing lwc.rebase is enough to use it.

@@ -32,7 +32,7 @@
 # members, which clang never instruments (an implicit copy or move assignment gets no counter, however
 # often it runs: checked with a plain program, where such a line shows no count at all); in a module,
 # units that name an implicit member still write an empty record for it at the class head, which reads 0
-# (Level, DenseBox and PairBlocks in modules/broadphase.cppm did). The report prints the raw figures (everything llvm-cov counts) beside the filtered ones, and
+# (Level, DenseBox and PairBlocks in the broad phase did). The report prints the raw figures (everything llvm-cov counts) beside the filtered ones, and
 # lists every excluded line with its reason.
 #
 # Lines are lcov's (DA records: a line counts once, run when any instantiation ran it); branch sides come

@@ -14,6 +14,7 @@
 
 #include "lwc/config.h"
 #ifndef LWC_MODULE_UNIT  // modules/cover.cppm includes these in its global module fragment
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +33,7 @@
 #include "absl/strings/string_view.h"
 #include "lwc/check.h"
 #include "lwc/kernels.h"
+#include "lwc/walk.h"
 // ... and imports these.
 #include "lwc/decompose.h"
 #endif
@@ -451,11 +453,10 @@ template <typename V>
     return internal::over_budget(n, budget.value());
   }
   absl::Status status;
-  (void)internal::each(box.y, [&](std::int64_t y) {
-    return internal::each(box.x, [&](std::int64_t x) {
-      return internal::visit_one(visit, Int2{x, y}, status);
-    });
-  });
+  (void)internal::walk_box<2>({box.x.first(), box.y.first()}, {box.x.last(), box.y.last()},
+                              [&](const std::array<std::int64_t, 2>& c) {
+                                return internal::visit_one(visit, Int2{c[0], c[1]}, status);
+                              });
   return status;
 }
 
@@ -467,13 +468,10 @@ template <typename V>
     return internal::over_budget(n, budget.value());
   }
   absl::Status status;
-  (void)internal::each(box.z, [&](std::int64_t z) {
-    return internal::each(box.y, [&](std::int64_t y) {
-      return internal::each(box.x, [&](std::int64_t x) {
-        return internal::visit_one(visit, Int3{x, y, z}, status);
-      });
-    });
-  });
+  (void)internal::walk_box<3>({box.x.first(), box.y.first(), box.z.first()},
+                              {box.x.last(), box.y.last(), box.z.last()}, [&](const std::array<std::int64_t, 3>& c) {
+                                return internal::visit_one(visit, Int3{c[0], c[1], c[2]}, status);
+                              });
   return status;
 }
 

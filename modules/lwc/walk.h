@@ -20,16 +20,16 @@ namespace lwc::internal {
 // Calls fn(point) for every integer point of the closed box [lo, hi] (lo[k] <= hi[k] on every axis), axis
 // 0 fastest: the order of an array indexed [z][y][x]. fn returns bool; false stops the walk, and then
 // walk_box returns false (else true, after the last point). A counter is compared with its bound before
-// it is stepped, never after, so a box reaching INT64_MAX is walked without overflow. An axis with
-// lo[k] == hi[k] costs one comparison per step of the axes below it: a caller walks the rows of a box
-// by passing hi[0] = lo[0].
-template <std::size_t D, typename Fn>
+// it is stepped, never after, so a box reaching INT64_MAX is walked without overflow. With From > 0 the
+// axes below From stay at lo: walk_box<D, 1> visits the rows of a box (each point's axis 0 is lo[0]).
+template <std::size_t D, std::size_t From = 0, typename Fn>
+  requires(From < D)
 [[nodiscard]] inline bool walk_box(const std::array<std::int64_t, D>& lo, const std::array<std::int64_t, D>& hi,
                                    Fn&& fn) {
   std::array<std::int64_t, D> c = lo;
   for (;;) {
     if (!fn(std::as_const(c))) return false;
-    std::size_t k = 0;
+    std::size_t k = From;
     for (; k < D; ++k) {
       if (c[k] != hi[k]) {
         ++c[k];

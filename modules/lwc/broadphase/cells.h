@@ -73,13 +73,11 @@ template <typename Fn, typename... Args>
 //
 // Calls fn(row, flags) for every row of `r` (the cells of r whose axis 0 is r.lo[0]), axis 1 fastest, then
 // axis 2; bit k of flags (k >= 1) is set iff row[k] == r.lo[k]. A fn returning bool stops the walk by
-// returning false (then for_each_row returns false). The rows are lwc/walk.h's walk of r with axis 0 held
-// at r.lo[0], so a range reaching INT64_MAX is walked without overflow.
+// returning false (then for_each_row returns false). The rows are lwc/walk.h's walk of r from axis 1 on,
+// so a range reaching INT64_MAX is walked without overflow.
 template <std::size_t D, typename Fn>
 bool for_each_row(const CellRange<D>& r, Fn&& fn) {
-  std::array<std::int64_t, D> hi = r.hi;
-  hi[0] = r.lo[0];
-  return walk_box<D>(r.lo, hi, [&](const std::array<std::int64_t, D>& row) {
+  return walk_box<D, 1>(r.lo, r.hi, [&](const std::array<std::int64_t, D>& row) {
     std::uint32_t outer = 0;
     for (std::size_t k = 1; k < D; ++k) outer |= static_cast<std::uint32_t>(row[k] == r.lo[k]) << k;
     return go_on(fn, row, outer);

@@ -42,7 +42,7 @@ constexpr std::size_t kMaxLabels = 40;
 std::string str(std::size_t v) { return integer(static_cast<absl::int128>(static_cast<std::uint64_t>(v))); }
 std::string str(std::int64_t v) { return integer(v); }
 
-absl::Status invalid(std::string what) { return absl::InvalidArgumentError(std::move(what)); }
+absl::Status invalid(const std::string& what) { return absl::InvalidArgumentError(what); }
 
 bool finite2(const std::array<double, 2>& p) { return std::isfinite(p[0]) && std::isfinite(p[1]); }
 

@@ -277,7 +277,7 @@ class Svg {
   }
 
  private:
-  void element(std::string open, std::string_view tag, std::string_view title) {
+  void element(std::string_view open, std::string_view tag, std::string_view title) {
     out_ += open;
     if (title.empty()) {
       out_ += "/>\n";

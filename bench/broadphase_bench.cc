@@ -412,7 +412,7 @@ void moving_update(benchmark::State& state, int percent, char kind) {
     for (const std::size_t i : moved) {
       if (!grid->move(w.handles[i], w.boxes[i]).ok()) std::abort();
     }
-    const absl::Status s = grid->update(e);
+    const absl::Status s = grid->update_into(e);
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     state.SetIterationTime(elapsed.count());
     if (!s.ok()) {
@@ -467,7 +467,7 @@ void first_build(benchmark::State& state, char kind, bool persistent) {
         if (!grid->insert(b).ok()) std::abort();
       }
       lwc::ContactEvents e;
-      if (!grid->update(e).ok()) std::abort();
+      if (!grid->update_into(e).ok()) std::abort();
       pairs = e.began.size();
       state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       benchmark::DoNotOptimize(e);
@@ -520,7 +520,7 @@ void every_core(benchmark::State& state, char kind, std::uint32_t threads, bool 
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
     absl::StatusOr<lwc::PairsResult> r =
-        floats ? lwc::find_pairs(lwc::BoxView<2, float>::of(rounded), config, {}, &timings)
+        floats ? lwc::find_pairs(lwc::BoxView<2, float>(rounded), config, {}, &timings)
                : (pool ? lwc::find_pairs(boxes, config, pool->tasks(), &timings) : lwc::find_pairs(boxes, config, &timings));
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     if (!r.ok()) {

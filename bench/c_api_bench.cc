@@ -155,7 +155,7 @@ void frame_cpp(benchmark::State& state) {
   std::vector<lwc::Handle> handles;
   for (std::size_t i = 0; i < boxes.size(); ++i) handles.push_back(*grid->insert(boxes[i], i));
   lwc::ContactEvents events;
-  if (!grid->update(events).ok()) state.SkipWithError("update failed");
+  if (!grid->update_into(events).ok()) state.SkipWithError("update failed");
   int frame = 0;
   std::int64_t changed = 0;
   for (auto _ : state) {
@@ -163,7 +163,7 @@ void frame_cpp(benchmark::State& state) {
     for (std::size_t i = 0; i < boxes.size(); ++i) {
       if (!grid->move(handles[i], at_frame(boxes[i], i, frame)).ok()) state.SkipWithError("move failed");
     }
-    if (!grid->update(events).ok()) state.SkipWithError("update failed");
+    if (!grid->update_into(events).ok()) state.SkipWithError("update failed");
     changed += static_cast<std::int64_t>(events.began.size() + events.ended.size());
     benchmark::DoNotOptimize(events.began.data());
   }

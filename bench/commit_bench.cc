@@ -39,17 +39,17 @@ namespace {
 
 // The tilemap dirty-chunk example's chunk set (C# HashSet -> std::unordered_set).
 struct SeedChunkHash {
-  std::size_t operator()(lwc::Int2 c) const noexcept {
+  std::size_t operator()(lwc::Point2 c) const noexcept {
     return std::hash<std::int64_t>()(c.x) * 31 + std::hash<std::int64_t>()(c.y);
   }
 };
-using SeedSet = std::unordered_set<lwc::Int2, SeedChunkHash>;
+using SeedSet = std::unordered_set<lwc::Point2, SeedChunkHash>;
 
 // Dirty chunks as edits leave them: horizontal brush strokes of 1-12 chunks, about 40% of a region dense,
 // in random order. Deterministic.
-const std::vector<lwc::Int2>& dirty_chunks(std::size_t n) {
-  static std::vector<std::vector<lwc::Int2>> cache(3);
-  std::vector<lwc::Int2>& chunks = cache[n <= 1000 ? 0 : (n <= 10000 ? 1 : 2)];
+const std::vector<lwc::Point2>& dirty_chunks(std::size_t n) {
+  static std::vector<std::vector<lwc::Point2>> cache(3);
+  std::vector<lwc::Point2>& chunks = cache[n <= 1000 ? 0 : (n <= 10000 ? 1 : 2)];
   if (chunks.size() == n) return chunks;
   std::mt19937_64 rng(n);
   const auto side = static_cast<std::int64_t>(std::sqrt(static_cast<double>(n) / 0.4));
@@ -75,10 +75,10 @@ std::vector<lwc::ChunkRun> seed_merge(const SeedSet& source) {
   std::vector<lwc::ChunkRun> ranges;
   while (!pending.empty()) {
     // pending.OrderBy(c => c.Y).ThenBy(c => c.X).First()
-    std::vector<lwc::Int2> ordered(pending.begin(), pending.end());
+    std::vector<lwc::Point2> ordered(pending.begin(), pending.end());
     std::sort(ordered.begin(), ordered.end(),
-              [](lwc::Int2 a, lwc::Int2 b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
-    const lwc::Int2 seed = ordered.front();
+              [](lwc::Point2 a, lwc::Point2 b) { return a.y != b.y ? a.y < b.y : a.x < b.x; });
+    const lwc::Point2 seed = ordered.front();
     std::int64_t max_x = seed.x;
     while (pending.contains({max_x + 1, seed.y})) ++max_x;
     for (std::int64_t x = seed.x; x <= max_x; ++x) pending.erase({x, seed.y});
@@ -91,35 +91,35 @@ std::size_t n_of(const benchmark::State& state) { return static_cast<std::size_t
 
 void merge_lwc(benchmark::State& state) {
   lwc::Committer<lwc::ChunkRun> committer(lwc::ChunkSize::of<1>());
-  for (const lwc::Int2 c : dirty_chunks(n_of(state))) committer.mark(c);
+  for (const lwc::Point2 c : dirty_chunks(n_of(state))) committer.mark(c);
   for (auto _ : state) benchmark::DoNotOptimize(committer.pending_runs());
   state.counters["runs"] = static_cast<double>(committer.pending_runs().size());
 }
 
 void merge_lwc_span(benchmark::State& state) {
-  const std::vector<lwc::Int2>& chunks = dirty_chunks(n_of(state));
+  const std::vector<lwc::Point2>& chunks = dirty_chunks(n_of(state));
   for (auto _ : state) benchmark::DoNotOptimize(lwc::merge_runs(chunks));
 }
 
 void merge_baseline(benchmark::State& state) {
-  const std::vector<lwc::Int2>& chunks = dirty_chunks(n_of(state));
+  const std::vector<lwc::Point2>& chunks = dirty_chunks(n_of(state));
   const SeedSet dirty(chunks.begin(), chunks.end());
   for (auto _ : state) benchmark::DoNotOptimize(seed_merge(dirty));
 }
 
 void commit_lwc(benchmark::State& state) {
-  const std::vector<lwc::Int2>& chunks = dirty_chunks(n_of(state));
+  const std::vector<lwc::Point2>& chunks = dirty_chunks(n_of(state));
   lwc::Committer<lwc::ChunkRun> committer(lwc::ChunkSize::of<1>());
   for (auto _ : state) {
     state.PauseTiming();
-    for (const lwc::Int2 c : chunks) committer.mark(c);
+    for (const lwc::Point2 c : chunks) committer.mark(c);
     state.ResumeTiming();
     benchmark::DoNotOptimize(committer.commit([](const lwc::ChunkRun& run) { return run; }));
   }
 }
 
 void commit_baseline(benchmark::State& state) {
-  const std::vector<lwc::Int2>& chunks = dirty_chunks(n_of(state));
+  const std::vector<lwc::Point2>& chunks = dirty_chunks(n_of(state));
   SeedSet dirty;
   auto published = std::make_shared<const std::vector<lwc::ChunkRun>>();
   for (auto _ : state) {
@@ -138,10 +138,10 @@ void commit_baseline(benchmark::State& state) {
 
 // Marks the cells of N chunks of 16 x 16 cells, 16 cells per chunk (its diagonal).
 void mark_lwc(benchmark::State& state) {
-  const std::vector<lwc::Int2>& chunks = dirty_chunks(n_of(state));
+  const std::vector<lwc::Point2>& chunks = dirty_chunks(n_of(state));
   for (auto _ : state) {
     lwc::Committer<lwc::ChunkRun> committer(lwc::ChunkSize::of<16>());
-    for (const lwc::Int2 c : chunks) {
+    for (const lwc::Point2 c : chunks) {
       for (std::int64_t i = 0; i < 16; ++i) committer.mark({c.x * 16 + i, c.y * 16 + i});
     }
     benchmark::DoNotOptimize(committer.pending_chunks());
@@ -149,10 +149,10 @@ void mark_lwc(benchmark::State& state) {
 }
 
 void mark_baseline(benchmark::State& state) {
-  const std::vector<lwc::Int2>& chunks = dirty_chunks(n_of(state));
+  const std::vector<lwc::Point2>& chunks = dirty_chunks(n_of(state));
   for (auto _ : state) {
     SeedSet dirty;
-    for (const lwc::Int2 c : chunks) {
+    for (const lwc::Point2 c : chunks) {
       // The tilemap dirty-chunk example's FloorDiv (here in int64, where value - divisor + 1 cannot overflow
       // for these cells).
       const auto floor_div = [](std::int64_t v) { return v >= 0 ? v / 16 : (v - 16 + 1) / 16; };

@@ -145,7 +145,7 @@ void enumerate_2d_lwc(benchmark::State& state) {
   RequestRing ring;
   for (auto _ : state) {
     const absl::Status status =
-        lwc::for_each_chunk(box, lwc::ChunkBudget::of<1 << 20>(), [&](lwc::Int2 c) { ring.put(c.x * 31 + c.y); });
+        lwc::for_each_chunk(box, lwc::ChunkBudget::of<1 << 20>(), [&](lwc::Point2 c) { ring.put(c.x * 31 + c.y); });
     benchmark::DoNotOptimize(status);
     ring.flush();
   }
@@ -169,7 +169,7 @@ void enumerate_3d_lwc(benchmark::State& state) {
   RequestRing ring;
   for (auto _ : state) {
     const absl::Status status =
-        lwc::for_each_chunk(box, lwc::ChunkBudget::of<1 << 20>(), [&](lwc::Int3 c) { ring.put((c.x * 31 + c.y) * 7 + c.z); });
+        lwc::for_each_chunk(box, lwc::ChunkBudget::of<1 << 20>(), [&](lwc::Point3 c) { ring.put((c.x * 31 + c.y) * 7 + c.z); });
     benchmark::DoNotOptimize(status);
     ring.flush();
   }

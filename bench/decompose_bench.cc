@@ -129,7 +129,7 @@ void cell_of_lwc(benchmark::State& state) {
   const lwc::CellSize h = *lwc::CellSize::create(static_cast<double>(opaque(state.range(0))) / 8);
   std::vector<std::int64_t> out(kCount);
   for (auto _ : state) {
-    benchmark::DoNotOptimize(lwc::cells_of(real_inputs(), h, out));
+    benchmark::DoNotOptimize(lwc::cell_of_all(real_inputs(), h, out));
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kCount));

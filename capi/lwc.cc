@@ -300,8 +300,8 @@ typename C<D>::Render from_render(const lwc::RenderPoint<D>& r) {
   return out;
 }
 
-lwc_int2 from_int2(lwc::Int2 p) { return {p.x, p.y}; }
-lwc::Int2 to_int2(lwc_int2 p) { return {p.x, p.y}; }
+lwc_int2 from_int2(lwc::Point2 p) { return {p.x, p.y}; }
+lwc::Point2 to_int2(lwc_int2 p) { return {p.x, p.y}; }
 lwc_chunk_span from_span(lwc::ChunkSpan s) { return {s.first(), s.last()}; }
 
 // ---------------------------------------------------------------------------------------------------
@@ -414,8 +414,7 @@ template <std::size_t D>
 struct Persistent {
   CPairFilter pair_filter;        // read by the C++ grid through PairFilter::context: its address is fixed
   std::optional<lwc::PersistentGrid<D>> grid;
-  lwc::ContactEvents last;        // the events _events reads
-  lwc::ContactEvents next;        // the next update's, swapped in on success (F3; warm: no allocation, E12)
+  lwc::ContactEvents last;        // the events _events reads; a refused update leaves them (E4, F3)
   std::vector<lwc_query_hit> hits;  // query's scratch
   std::vector<lwc_ray_hit> rays;    // raycast's scratch
   int in_callback = 0;            // > 0 while one of this grid's callbacks runs (F7)
@@ -545,10 +544,9 @@ lwc_status persistent_update(const char* kCall, void* handle, lwc_update_stats* 
     absl::Status s;
     {
       const InCallback busy(p.in_callback);  // the pair filter runs inside (F7)
-      s = p.grid->update(p.next);
+      s = p.grid->update_into(p.last);
     }
     if (!s.ok()) return fail(s);
-    std::swap(p.last, p.next);
     if (stats != nullptr) {
       const lwc::UpdateStats& u = p.last.stats;
       *stats = {u.boxes, u.memberships, u.pairs, u.dirty, u.memberships_touched, u.pair_visits, u.began, u.ended,
@@ -910,7 +908,7 @@ LWC_API lwc_status lwc_split2(lwc_int2 p, int64_t size, lwc_chunk_point2* out) {
   return guarded(kCall, [&] {
     const absl::StatusOr<lwc::ChunkSize> s = make_chunk_size(size);
     if (!s.ok()) return fail(s.status());
-    const lwc::ChunkPoint2 r = lwc::split(lwc::Int2{p.x, p.y}, *s);
+    const lwc::ChunkPoint2 r = lwc::split(lwc::Point2{p.x, p.y}, *s);
     *out = {from_int2(r.chunk), from_int2(r.local)};
     return LWC_OK;
   });
@@ -922,7 +920,7 @@ LWC_API lwc_status lwc_split3(lwc_int3 p, int64_t size, lwc_chunk_point3* out) {
   return guarded(kCall, [&] {
     const absl::StatusOr<lwc::ChunkSize> s = make_chunk_size(size);
     if (!s.ok()) return fail(s.status());
-    const lwc::ChunkPoint3 r = lwc::split(lwc::Int3{p.x, p.y, p.z}, *s);
+    const lwc::ChunkPoint3 r = lwc::split(lwc::Point3{p.x, p.y, p.z}, *s);
     *out = {{r.chunk.x, r.chunk.y, r.chunk.z}, {r.local.x, r.local.y, r.local.z}};
     return LWC_OK;
   });
@@ -961,23 +959,14 @@ LWC_API lwc_status lwc_cell_of(double v, double h, int64_t* out) {
   });
 }
 
-LWC_API lwc_status lwc_cells_of(const double* vs, size_t n, double h, int64_t* out) {
-  static constexpr const char* kCall = "lwc_cells_of";
+LWC_API lwc_status lwc_cell_of_all(const double* vs, size_t n, double h, int64_t* out) {
+  static constexpr const char* kCall = "lwc_cell_of_all";
   LWC_C_REQUIRE_ARRAY(vs, n);
   LWC_C_REQUIRE_ARRAY(out, n);
   return guarded(kCall, [&] {
     const absl::StatusOr<lwc::CellSize> size = lwc::CellSize::create(h);
     if (!size.ok()) return fail(size.status());
-    // First every input is checked without writing (cells_of itself may leave a prefix written on an
-    // error, F3 does not), then the batch is written.
-    for (std::size_t i = 0; i < n; ++i) {
-      std::int64_t cell = 0;
-      if (lwc::cell_of_code<double>(vs[i], *size, cell) != absl::StatusCode::kOk) {
-        const absl::StatusOr<std::int64_t> r = lwc::cell_of<double>(vs[i], *size);
-        return fail(absl::Status(r.status().code(), absl::StrCat("cells_of: input ", i, ": ", r.status().message())));
-      }
-    }
-    const absl::Status s = lwc::cells_of(std::span<const double>(vs, n), *size, std::span<std::int64_t>(out, n));
+    const absl::Status s = lwc::cell_of_all(std::span<const double>(vs, n), *size, std::span<std::int64_t>(out, n));
     return s.ok() ? LWC_OK : fail(s);
   });
 }
@@ -1041,23 +1030,23 @@ absl::StatusOr<lwc::ChunkSpan> to_span(lwc_chunk_span s) { return lwc::ChunkSpan
 }  // namespace
 
 LWC_API lwc_status lwc_cover2(lwc_int2 min, lwc_int2 max_exclusive, int64_t size, lwc_chunk_box2* out, int* nonempty) {
-  return cover_n<false, lwc::Int2, lwc::ChunkBox2>("lwc_cover2", to_int2(min), to_int2(max_exclusive), size, out,
+  return cover_n<false, lwc::Point2, lwc::ChunkBox2>("lwc_cover2", to_int2(min), to_int2(max_exclusive), size, out,
                                                    nonempty, from_box2);
 }
 LWC_API lwc_status lwc_cover3(lwc_int3 min, lwc_int3 max_exclusive, int64_t size, lwc_chunk_box3* out, int* nonempty) {
-  return cover_n<false, lwc::Int3, lwc::ChunkBox3>("lwc_cover3", lwc::Int3{min.x, min.y, min.z},
-                                                   lwc::Int3{max_exclusive.x, max_exclusive.y, max_exclusive.z},
+  return cover_n<false, lwc::Point3, lwc::ChunkBox3>("lwc_cover3", lwc::Point3{min.x, min.y, min.z},
+                                                   lwc::Point3{max_exclusive.x, max_exclusive.y, max_exclusive.z},
                                                    size, out, nonempty, from_box3);
 }
 LWC_API lwc_status lwc_cover_closed2(lwc_int2 min, lwc_int2 max_inclusive, int64_t size, lwc_chunk_box2* out,
                                      int* nonempty) {
-  return cover_n<true, lwc::Int2, lwc::ChunkBox2>("lwc_cover_closed2", to_int2(min), to_int2(max_inclusive), size,
+  return cover_n<true, lwc::Point2, lwc::ChunkBox2>("lwc_cover_closed2", to_int2(min), to_int2(max_inclusive), size,
                                                   out, nonempty, from_box2);
 }
 LWC_API lwc_status lwc_cover_closed3(lwc_int3 min, lwc_int3 max_inclusive, int64_t size, lwc_chunk_box3* out,
                                      int* nonempty) {
-  return cover_n<true, lwc::Int3, lwc::ChunkBox3>("lwc_cover_closed3", lwc::Int3{min.x, min.y, min.z},
-                                                  lwc::Int3{max_inclusive.x, max_inclusive.y, max_inclusive.z},
+  return cover_n<true, lwc::Point3, lwc::ChunkBox3>("lwc_cover_closed3", lwc::Point3{min.x, min.y, min.z},
+                                                  lwc::Point3{max_inclusive.x, max_inclusive.y, max_inclusive.z},
                                                   size, out, nonempty, from_box3);
 }
 

@@ -24,7 +24,7 @@ module;
 export module lwc.contracts.commit;
 
 import lwc.decompose;
-export import lwc.commit;  // the signatures name ChunkRun, Int2
+export import lwc.commit;  // the signatures name ChunkRun, Point2
 import lwc.contracts.decompose;
 
 #include "lwc/contracts/commit.h"

@@ -24,6 +24,6 @@ module;
 #include "absl/strings/string_view.h"
 export module lwc.contracts.cover;
 
-export import lwc.cover;  // the signatures name ChunkSpan, ChunkBox2, Int2
+export import lwc.cover;  // the signatures name ChunkSpan, ChunkBox2, Point2
 
 #include "lwc/contracts/cover.h"

@@ -28,6 +28,6 @@ module;
 #include "lwc/exact_fp.h"
 export module lwc.contracts.decompose;
 
-export import lwc.decompose;  // the signatures name ChunkPoint, Int2, Int3
+export import lwc.decompose;  // the signatures name ChunkPoint, Point2, Point3
 
 #include "lwc/contracts/decompose.h"

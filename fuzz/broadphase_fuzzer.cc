@@ -193,7 +193,7 @@ void run(FuzzedDataProvider& in, std::uint8_t mode) {
 
   const absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(view, config);
   require(lwc::contracts::check_find_pairs(view, config, r));  // B1-B4 B6 B7 B11 B12
-  check_entries<D>(lwc::BoxView<D, double>::of(view), config, r, static_cast<std::size_t>(mode) * 3 % 97,
+  check_entries<D>(lwc::BoxView<D, double>(view), config, r, static_cast<std::size_t>(mode) * 3 % 97,
                    2 + mode % 7);  // B14 B15
 
   if (const absl::StatusOr<lwc::CellSize> size2 = lwc::CellSize::create(h2); size2.ok()) {  // h * 2 may be +inf

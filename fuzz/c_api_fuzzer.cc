@@ -154,15 +154,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         require(cell == (cpp.ok() ? *cpp : 0x5a5a), "F1/F3 cell_of result");
         break;
       }
-      case 2: {  // cells_of with a NULL or short array, any count (F3)
+      case 2: {  // cell_of_all with a NULL or short array, any count (F3)
         std::vector<double> vs(in.ConsumeIntegralInRange<std::size_t>(0, 8));
         for (double& v : vs) v = any_double(in);
         std::vector<std::int64_t> out(vs.size(), 77);
         const bool null = in.ConsumeBool() && !vs.empty();
-        const lwc_status got = lwc_cells_of(null ? nullptr : vs.data(), vs.size(), any_double(in), out.data());
+        const lwc_status got = lwc_cell_of_all(null ? nullptr : vs.data(), vs.size(), any_double(in), out.data());
         if (null) require(got == LWC_INVALID_ARGUMENT, "F3 NULL array refused");
         if (got != LWC_OK) {
-          for (const std::int64_t c : out) require(c == 77, "F3 cells_of wrote on error");
+          for (const std::int64_t c : out) require(c == 77, "F3 cell_of_all wrote on error");
         }
         break;
       }

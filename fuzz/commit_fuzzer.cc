@@ -107,14 +107,14 @@ struct Cursor {
   std::int64_t x = 0;
   std::int64_t y = 0;
 
-  lwc::Int2 step(Reader& in) {
+  lwc::Point2 step(Reader& in) {
     x = clamp64(absl::int128(x) + in.step(3));
     y = clamp64(absl::int128(y) + in.step(2));
     // The cell's offset in the chunk: first, last, or a byte's worth in between; chunks past the last
     // one clamp to the int64 end.
     const std::uint8_t b = in.byte();
     const absl::int128 local = b == 0 ? 0 : (b == 255 ? size - 1 : absl::int128(b) * (size - 1) / 255);
-    return lwc::Int2{clamp64(absl::int128(x) * size + local), clamp64(absl::int128(y) * size + local)};
+    return lwc::Point2{clamp64(absl::int128(x) * size + local), clamp64(absl::int128(y) * size + local)};
   }
 };
 
@@ -133,7 +133,7 @@ void require_same_state(const lwc::contracts::CommitModel& model, const lwc::Com
           "T2 dedup: pending chunk count differs from the model's");
   // The model's dirty set as a vector for check_runs, in a buffer kept across calls (no allocation once
   // it has grown).
-  static std::vector<lwc::Int2> dirty;
+  static std::vector<lwc::Point2> dirty;
   dirty.assign(model.dirty().begin(), model.dirty().end());
   require(lwc::contracts::check_runs(dirty, pending));  // T3
   const auto published = c.published();
@@ -156,16 +156,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Per commit, reused (an allocation under ASan costs a stack trace): the runs prepare() was called with
   // and the chunks marked from inside it.
   std::vector<lwc::ChunkRun> prepared;
-  std::vector<lwc::Int2> marked;
+  std::vector<lwc::Point2> marked;
 
   for (int steps = 0; steps < 96 && !in.done(); ++steps) {
     const auto op = static_cast<std::uint8_t>(in.byte() % 8);
     if (op <= 4) {
-      lwc::Int2 cell{};
+      lwc::Point2 cell{};
       if (op == 4) {
         const std::int64_t x = in.word();
-        cell = lwc::Int2{x, in.word()};
-        const lwc::Int2 chunk = c.chunk_of(cell);
+        cell = lwc::Point2{x, in.word()};
+        const lwc::Point2 chunk = c.chunk_of(cell);
         cursor.x = chunk.x;
         cursor.y = chunk.y;
       } else {
@@ -215,7 +215,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       prepared.push_back(run);
       reader_isolated = reader_isolated && c.published() == published_before;
       if (i < plan.marks_during.size()) {
-        for (const lwc::Int2 cell : plan.marks_during[i]) {
+        for (const lwc::Point2 cell : plan.marks_during[i]) {
           c.mark(cell);
           marked.push_back(c.chunk_of(cell));
         }

@@ -50,19 +50,19 @@ std::int64_t size_from(std::uint64_t w) {
 // A budget: small (0 to 4095) unless the word's top bit is set, then the word itself (up to UINT64_MAX).
 std::uint64_t budget_from(std::uint64_t w) { return (w >> 63) != 0 ? w : (w & 0xfff); }
 
-absl::uint128 box_count(lwc::Int3 first, lwc::Int3 last) {
+absl::uint128 box_count(lwc::Point3 first, lwc::Point3 last) {
   return lwc::contracts::oracle_count(first.x, last.x) * lwc::contracts::oracle_count(first.y, last.y) *
          lwc::contracts::oracle_count(first.z, last.z);
 }
 
-// Enumerates `chunks` under `budget` with a visitor that records (as Int3 via to3) and asks to stop at
+// Enumerates `chunks` under `budget` with a visitor that records (as Point3 via to3) and asks to stop at
 // call `stop_after` (0: never), then judges the run. Skipped when within budget but too long to walk.
 template <typename Chunks, typename To3>
-void enumerate(const Chunks& chunks, lwc::Int3 first, lwc::Int3 last, std::uint64_t budget,
+void enumerate(const Chunks& chunks, lwc::Point3 first, lwc::Point3 last, std::uint64_t budget,
                std::uint64_t stop_after, To3 to3) {
   const absl::uint128 n = box_count(first, last);
   if (n <= budget && n > kMaxWalk) return;
-  std::vector<lwc::Int3> seen;
+  std::vector<lwc::Point3> seen;
   const absl::Status status = lwc::for_each_chunk(chunks, *lwc::ChunkBudget::create(budget), [&](auto c) {
     seen.push_back(to3(c));
     return stop_after == 0 || seen.size() < stop_after;
@@ -102,15 +102,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           static_cast<std::int64_t>(absl::int128(span.first()) + static_cast<absl::int128>(budget % n));
       require(lwc::contracts::check_contiguity(min, max, s, span.first(), span.last(), probe));  // C3
     }
-    enumerate(span, lwc::Int3{span.first(), 0, 0}, lwc::Int3{span.last(), 0, 0}, budget, stop_after,
+    enumerate(span, lwc::Point3{span.first(), 0, 0}, lwc::Point3{span.last(), 0, 0}, budget, stop_after,
               [](std::int64_t x) {
-                return lwc::Int3{x, 0, 0};
+                return lwc::Point3{x, 0, 0};
               });
   }
 
   // 3-D and 2-D boxes (C9), their counts and enumerations.
-  const lwc::Int3 lo{min, std::bit_cast<std::int64_t>(word(in)), std::bit_cast<std::int64_t>(word(in))};
-  const lwc::Int3 hi{max, std::bit_cast<std::int64_t>(word(in)), std::bit_cast<std::int64_t>(word(in))};
+  const lwc::Point3 lo{min, std::bit_cast<std::int64_t>(word(in)), std::bit_cast<std::int64_t>(word(in))};
+  const lwc::Point3 hi{max, std::bit_cast<std::int64_t>(word(in)), std::bit_cast<std::int64_t>(word(in))};
   for (const bool is_closed : {false, true}) {
     const absl::StatusOr<std::optional<lwc::ChunkBox3>> box3 =
         is_closed ? lwc::cover_closed(lo, hi, chunk_size) : lwc::cover(lo, hi, chunk_size);
@@ -118,19 +118,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (box3.ok() && box3->has_value()) {
       const lwc::ChunkBox3& b = **box3;
       require(lwc::contracts::check_box_count(b.first(), b.last(), lwc::count(b)));
-      enumerate(b, b.first(), b.last(), budget, stop_after, [](lwc::Int3 p) { return p; });
+      enumerate(b, b.first(), b.last(), budget, stop_after, [](lwc::Point3 p) { return p; });
     }
-    const lwc::Int2 lo2{lo.x, lo.y};
-    const lwc::Int2 hi2{hi.x, hi.y};
+    const lwc::Point2 lo2{lo.x, lo.y};
+    const lwc::Point2 hi2{hi.x, hi.y};
     const absl::StatusOr<std::optional<lwc::ChunkBox2>> box2 =
         is_closed ? lwc::cover_closed(lo2, hi2, chunk_size) : lwc::cover(lo2, hi2, chunk_size);
     require(lwc::contracts::check_cover_box(lo2, hi2, s, lwc::contracts::answer_of(box2), is_closed));
     if (box2.ok() && box2->has_value()) {
       const lwc::ChunkBox2& b = **box2;
       require(lwc::contracts::check_box_count(b.first(), b.last(), lwc::count(b)));
-      enumerate(b, lwc::Int3{b.x.first(), b.y.first(), 0}, lwc::Int3{b.x.last(), b.y.last(), 0}, budget,
-                stop_after, [](lwc::Int2 p) {
-                  return lwc::Int3{p.x, p.y, 0};
+      enumerate(b, lwc::Point3{b.x.first(), b.y.first(), 0}, lwc::Point3{b.x.last(), b.y.last(), 0}, budget,
+                stop_after, [](lwc::Point2 p) {
+                  return lwc::Point3{p.x, p.y, 0};
                 });
     }
   }

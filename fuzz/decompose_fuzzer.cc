@@ -47,8 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (chunk_size.ok()) {
     const lwc::ChunkPoint p = lwc::split(x, *chunk_size);
     require(lwc::contracts::check_split(x, s, p.chunk, p.local));  // D1 D2 D3 D6
-    require(lwc::contracts::check_split_axes(lwc::Int3{x, y, z}, s,
-                                             lwc::split(lwc::Int3{x, y, z}, *chunk_size)));  // D8
+    require(lwc::contracts::check_split_axes(lwc::Point3{x, y, z}, s,
+                                             lwc::split(lwc::Point3{x, y, z}, *chunk_size)));  // D8
   }
   // D7 at size 2^(s mod 63) (shift path) and at |s| (reciprocal path unless a power of two).
   const int k = static_cast<int>(static_cast<std::uint64_t>(s) % 63);
@@ -86,7 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (const absl::StatusOr<lwc::CellSize> cell_size = lwc::CellSize::create(h); cell_size.ok()) {
     std::vector<std::int64_t> cells(vs.size());
-    const absl::Status status = lwc::cells_of(vs, *cell_size, cells);
+    const absl::Status status = lwc::cell_of_all(vs, *cell_size, cells);
     require(lwc::contracts::check_cell_batch(vs, h, status, cells));  // D11
   }
   return 0;

@@ -9,7 +9,8 @@ module;
 #include "lwc/config.h"
 export module lwc.broadphase;
 
-// The API speaks in CellSize and the budgets of lwc.decompose: importing lwc.broadphase is enough.
+// The API speaks in CellSize (lwc.decompose) and its budgets (lwc.budget): importing lwc.broadphase is enough.
+export import lwc.budget;
 export import lwc.decompose;
 export import :box;
 export import :place;

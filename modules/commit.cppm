@@ -31,7 +31,8 @@ module;
 #include "lwc/kernels.h"
 export module lwc.commit;
 
-// The API speaks in ChunkSize, Int2 and RunBudget: importing lwc.commit is enough to use it.
+// The API speaks in ChunkSize, Point2 and RunBudget: importing lwc.commit is enough to use it.
+export import lwc.budget;
 export import lwc.decompose;
 
 #include "lwc/commit.h"

@@ -28,7 +28,8 @@ module;
 #include "lwc/walk.h"
 export module lwc.cover;
 
-// The API speaks in ChunkSize, ChunkBudget, Int2 and Int3: importing lwc.cover is enough to use it.
+// The API speaks in ChunkSize, ChunkBudget, Point2 and Point3: importing lwc.cover is enough to use it.
+export import lwc.budget;
 export import lwc.decompose;
 
 #include "lwc/cover.h"

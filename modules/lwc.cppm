@@ -8,6 +8,7 @@ module;
 #include "lwc/config.h"
 export module lwc;
 
+export import lwc.budget;
 export import lwc.decompose;
 export import lwc.cover;
 export import lwc.rebase;

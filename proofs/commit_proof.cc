@@ -28,7 +28,7 @@ namespace {
 // The bound: every sorted sequence of 1 to kMaxChunks chunks (--max-chunks N overrides).
 int max_chunks = 8;
 
-struct ZInt2 {  // lwc::Int2
+struct ZPoint2 {  // lwc::Point2
   ZS x;
   ZS y;
 };
@@ -87,13 +87,13 @@ class ZRuns {
   z3::expr count_;
 };
 
-std::string runs_regression(const z3::model& m, const std::vector<ZInt2>& chunks, const std::string& name) {
+std::string runs_regression(const z3::model& m, const std::vector<ZPoint2>& chunks, const std::string& name) {
   std::string list;
-  for (const ZInt2& c : chunks) {
+  for (const ZPoint2& c : chunks) {
     list += (list.empty() ? "" : ", ") + std::string("{") + int_literal(m, c.x.v) + ", " + int_literal(m, c.y.v) + "}";
   }
   return "// Counterexample found by proofs/commit_proof.cc (" + name + ").\n" + "TEST(Commit, ProofCounterexample) {\n" +
-         "  const std::vector<lwc::Int2> chunks = {" + list + "};\n" +
+         "  const std::vector<lwc::Point2> chunks = {" + list + "};\n" +
          "  const std::vector<lwc::ChunkRun> runs = lwc::merge_runs(chunks);\n" +
          "  EXPECT_TRUE(lwc::contracts::check_runs(chunks, runs).ok());\n" + "}";
 }
@@ -102,7 +102,7 @@ std::string runs_regression(const z3::model& m, const std::vector<ZInt2>& chunks
 void prove_merge(Prover& p, int n, int which) {
   z3::context c;
   ZOps o(c);
-  std::vector<ZInt2> chunks;
+  std::vector<ZPoint2> chunks;
   std::vector<z3::expr> hyps;
   for (int i = 0; i < n; ++i) {
     const std::string k = std::to_string(i);
@@ -110,8 +110,8 @@ void prove_merge(Prover& p, int n, int which) {
     hyps.push_back(o.in_s(chunks.back().x.v));
     hyps.push_back(o.in_s(chunks.back().y.v));
     if (i > 0) {  // row-major, non-decreasing: !RowMajor{}(chunk i, chunk i - 1)
-      const ZInt2& a = chunks[chunks.size() - 2];
-      const ZInt2& b = chunks.back();
+      const ZPoint2& a = chunks[chunks.size() - 2];
+      const ZPoint2& b = chunks.back();
       hyps.push_back(a.y.v < b.y.v || (a.y.v == b.y.v && a.x.v <= b.x.v));
     }
   }
@@ -145,7 +145,7 @@ void prove_merge(Prover& p, int n, int which) {
   } else if (which == 1) {
     name = "T3 every chunk in a run, " + std::to_string(n) + " chunks";
     words = "every chunk of the input lies in one of the runs";
-    for (const ZInt2& ch : chunks) {
+    for (const ZPoint2& ch : chunks) {
       z3::expr some = c.bool_val(false);
       for (std::size_t j = 0; j < runs.capacity(); ++j) some = some || in_run(j, ch.x.v, ch.y.v);
       goal = goal && some;
@@ -156,7 +156,7 @@ void prove_merge(Prover& p, int n, int which) {
     const z3::expr px = c.int_const("px"), py = c.int_const("py");
     z3::expr covered = c.bool_val(false), listed = c.bool_val(false);
     for (std::size_t j = 0; j < runs.capacity(); ++j) covered = covered || in_run(j, px, py);
-    for (const ZInt2& ch : chunks) listed = listed || (px == ch.x.v && py == ch.y.v);
+    for (const ZPoint2& ch : chunks) listed = listed || (px == ch.x.v && py == ch.y.v);
     goal = z3::implies(covered, listed);
   } else {
     name = "T3 no overflow, " + std::to_string(n) + " chunks";

@@ -255,6 +255,13 @@ LWC_PROP_SCALED(Broadphase, B10_QueryReturnsExactlyTheOverlappingBoxes, 4, ()) {
     const absl::StatusOr<std::vector<std::uint32_t>> hits = grid->query(probe);
     RC_ASSERT(hits.ok());
     assert_ok(lwc::contracts::check_query<2>(copy, probe, *hits));
+    std::vector<std::uint32_t> visited;  // the visiting form: the same indices, in some order
+    RC_ASSERT(grid->query(probe, [&](std::uint32_t id) { return visited.push_back(id), true; }).ok());
+    std::sort(visited.begin(), visited.end());
+    RC_ASSERT(visited == *hits);
+    std::size_t calls = 0;  // and it stops when fn returns false
+    RC_ASSERT(grid->query(probe, [&](std::uint32_t) { return ++calls < 2; }).ok());
+    RC_ASSERT(calls == std::min<std::size_t>(hits->size(), 2));
   }
 }
 
@@ -575,6 +582,12 @@ struct Query : PersistentCommand {
     std::vector<lwc::contracts::Hit> hits;
     RC_ASSERT(sut.grid.query(box, [&](Handle h, lwc::UserData u) { hits.push_back({h, u, 0}); return true; }).ok());
     assert_ok(lwc::contracts::check_query<2>(m.model, box, hits, sut.handles));
+    const absl::StatusOr<std::vector<Handle>> returned = sut.grid.query(box);  // the same handles, ascending
+    RC_ASSERT(returned.ok());
+    std::vector<Handle> visited;
+    for (const lwc::contracts::Hit& hit : hits) visited.push_back(hit.handle);
+    std::sort(visited.begin(), visited.end());
+    RC_ASSERT(*returned == visited);
   }
   void show(std::ostream& os) const override { os << "Query(" << box << ")"; }
 };
@@ -636,7 +649,7 @@ struct UpdateEngine : PersistentCommand {
     const lwc::contracts::PersistentModel<2>::Update want = next.model.update();
     const std::vector<Contact> before = sut.grid.pairs();
     ContactEvents events;
-    const absl::Status s = sut.grid.update(events);
+    const absl::Status s = sut.grid.update_into(events);
     const absl::StatusOr<ContactEvents> got = s.ok() ? absl::StatusOr<ContactEvents>(events) : absl::StatusOr<ContactEvents>(s);
     assert_ok(lwc::contracts::check_update<2>(want, got, sut.handles));
     if (!s.ok()) RC_ASSERT(sut.grid.pairs() == before && events.began.empty() && events.ended.empty());  // E4
@@ -780,14 +793,14 @@ LWC_PROP_SCALED(Broadphase, E12_AWarmGridAllocatesNothingPerFrame, 10, ()) {
           }
           default: {
             check(grid->remove(hd), 8);
-            check(grid->update(e), 9);
+            check(grid->update_into(e), 9);
             const absl::StatusOr<Handle> back = grid->insert(home[op.object], op.object);
             check(back.status(), 10);
             if (back.ok()) handles[op.object] = *back;
           }
         }
       }
-      check(grid->update(e), 11);
+      check(grid->update_into(e), 11);
     }
   };
   for (int warm = 0; warm < 16; ++warm) {
@@ -1147,7 +1160,7 @@ void float_boxes_are_their_doubles() {
   RC_TAG(reference.ok() ? "solved" : absl::StatusCodeToString(reference.status().code()));
   assert_ok(lwc::contracts::check_find_pairs(std::span<const lwc::Box<D>>(doubles), c, reference));
   assert_ok(lwc::contracts::check_identical("B13 FloatBox span", reference,
-                                            lwc::find_pairs(BoxView<D, float>::of(floats), c)));
+                                            lwc::find_pairs(BoxView<D, float>(floats), c)));
   std::vector<float> memory;
   assert_ok(lwc::contracts::check_identical("B13 float array of structs", reference,
                                             lwc::find_pairs(random_layout<D, float>(mins, maxs, memory), c)));
@@ -1180,7 +1193,7 @@ void every_layout_reads_the_same_boxes() {
   const absl::StatusOr<PairsResult> reference = lwc::find_pairs(std::span<const lwc::Box<D>>(boxes), c);
   RC_TAG(reference.ok() ? "solved" : absl::StatusCodeToString(reference.status().code()));
   assert_ok(lwc::contracts::check_identical("B13 Box span view", reference,
-                                            lwc::find_pairs(BoxView<D, double>::of(boxes), c)));
+                                            lwc::find_pairs(BoxView<D, double>(boxes), c)));
   std::vector<double> memory;
   assert_ok(lwc::contracts::check_identical("B13 double array of structs", reference,
                                             lwc::find_pairs(random_layout<D, double>(mins, maxs, memory), c)));
@@ -1215,7 +1228,7 @@ LWC_PROP_SCALED(Broadphase, B14_ABufferOrACallbackReceivesExactlyFindPairs, 4, (
   RC_TAG(reference.ok() ? (room >= need ? "fits" : "too small") : "refused");
   const Pair kUntouched{0xdeadbeef, 0xfeedface};
   std::vector<Pair> out(room, kUntouched);
-  const BoxView<2, double> v = BoxView<2, double>::of(boxes);
+  const BoxView<2, double> v = BoxView<2, double>(boxes);
   const absl::StatusOr<lwc::Stats> into = lwc::find_pairs_into(v, c, out);
   if (reference.ok() && room >= need) {
     RC_ASSERT(into.ok());
@@ -1314,7 +1327,7 @@ void threads_are_the_serial_call() {
   for (const std::unique_ptr<lwc::ThreadPool>& pool : pools()) {
     if (floats) {
       assert_ok(lwc::contracts::check_identical("B15 thread-count equivalence (float view)", serial,
-                                                lwc::find_pairs(BoxView<D, float>::of(float_boxes), c, pool->tasks())));
+                                                lwc::find_pairs(BoxView<D, float>(float_boxes), c, pool->tasks())));
     } else {
       assert_ok(lwc::contracts::check_identical("B15 thread-count equivalence", serial,
                                                 lwc::find_pairs(std::span<const lwc::Box<D>>(boxes), c, pool->tasks())));

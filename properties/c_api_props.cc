@@ -146,7 +146,7 @@ LWC_PROP(CApi, F1_CellOfAgreesWithCpp, ()) {
   RC_ASSERT(s == code_of(cpp.status()));
   RC_ASSERT(cell == (cpp.ok() ? *cpp : 0x5a5a5a5a));
   std::int64_t batch = 0x5a5a5a5a;
-  RC_ASSERT(lwc_cells_of(&c.v, 1, c.h, &batch) == s);
+  RC_ASSERT(lwc_cell_of_all(&c.v, 1, c.h, &batch) == s);
   RC_ASSERT(batch == cell);
 }
 
@@ -178,7 +178,7 @@ LWC_PROP(CApi, F1_CoverAgreesWithCpp, ()) {
   RC_ASSERT(n == (count.ok() ? *count : 3));
   lwc_chunk_box2 box;
   RC_ASSERT(lwc_cover_closed2({r.min, 0}, {r.max, 0}, r.size, &box, &nonempty) ==
-            code_of(lwc::cover_closed(lwc::Int2{r.min, 0}, lwc::Int2{r.max, 0}, size).status()));
+            code_of(lwc::cover_closed(lwc::Point2{r.min, 0}, lwc::Point2{r.max, 0}, size).status()));
 }
 
 LWC_PROP_SCALED(CApi, F1_FindPairsAgreesWithCpp, 4, ()) {
@@ -298,12 +298,12 @@ LWC_PROP(CApi, F3_NullOrBadArgumentWritesNothing, ()) {
   RC_ASSERT(lwc_persistent_grid2_destroy(grid) == LWC_OK);
 }
 
-// A call that fails in C++ (bad values) writes nothing either: cells_of checks every input first.
+// A call that fails in C++ (bad values) writes nothing either: cell_of_all checks every input first.
 LWC_PROP(CApi, F3_FailedCallWritesNothing, ()) {
   const double h = *lwc::testing::any_cell_size();
   const std::vector<double> vs = *rc::gen::container<std::vector<double>>(lwc::testing::any_double());
   std::vector<std::int64_t> out(vs.size(), 0x5a5a);
-  const lwc_status s = lwc_cells_of(vs.data(), vs.size(), h, out.data());
+  const lwc_status s = lwc_cell_of_all(vs.data(), vs.size(), h, out.data());
   absl::Status want = lwc::CellSize::create(h).status();
   for (std::size_t i = 0; want.ok() && i < vs.size(); ++i) want = lwc::cell_of(vs[i], h).status();
   RC_ASSERT(s == code_of(want));

@@ -38,7 +38,7 @@ import lwc.contracts.commit;
 namespace {
 
 using lwc::ChunkRun;
-using lwc::Int2;
+using lwc::Point2;
 using lwc::contracts::CommitModel;
 using lwc::testing::Cell;
 using lwc::testing::ChunkWindow;
@@ -48,14 +48,14 @@ void assert_ok(const absl::Status& status) {
   if (!status.ok()) RC_FAIL(std::string(status.message()));
 }
 
-Int2 to_int2(Cell c) { return Int2{c.x, c.y}; }
+Point2 to_int2(Cell c) { return Point2{c.x, c.y}; }
 
 lwc::ChunkSize size_of(std::int64_t s) { return *lwc::ChunkSize::create(s); }
 
-std::vector<Int2> gen_cells(const ChunkWindow& w, int max_count) {
+std::vector<Point2> gen_cells(const ChunkWindow& w, int max_count) {
   const auto cells =
       *rc::gen::resize(max_count, rc::gen::container<std::vector<Cell>>(lwc::testing::window_cell(w)));
-  std::vector<Int2> out;
+  std::vector<Point2> out;
   for (const Cell c : cells) out.push_back(to_int2(c));
   return out;
 }
@@ -81,14 +81,14 @@ LWC_PROP(Commit, T1_CellDirtiesItsFloorChunk, ()) {
   const ChunkWindow w = *lwc::testing::chunk_window();
   const std::int64_t s =
       *rc::gen::weightedOneOf<std::int64_t>({{3, rc::gen::just(w.size)}, {1, lwc::testing::positive_size()}});
-  const Int2 cell = to_int2(*rc::gen::weightedOneOf<Cell>(
+  const Point2 cell = to_int2(*rc::gen::weightedOneOf<Cell>(
       {{1, lwc::testing::window_cell(ChunkWindow{s, w.x0, w.y0, w.width, w.height})},
        {1, rc::gen::map(rc::gen::pair(lwc::testing::near_multiple_of(s), lwc::testing::any_int64()),
                         [](std::pair<std::int64_t, std::int64_t> p) {
                           return Cell{p.first, p.second};
                         })}}));
   lwc::Committer<Snap> committer(size_of(s));
-  const Int2 chunk = committer.chunk_of(cell);
+  const Point2 chunk = committer.chunk_of(cell);
   RC_CLASSIFY(cell.x < 0 && chunk.x != cell.x / s, "floor differs from truncation");
   assert_ok(lwc::contracts::check_chunk_of(cell, s, chunk));
   committer.mark(cell);
@@ -97,21 +97,21 @@ LWC_PROP(Commit, T1_CellDirtiesItsFloorChunk, ()) {
 
 LWC_PROP(Commit, T2_OneEntryPerChunk, ()) {
   const ChunkWindow w = *lwc::testing::chunk_window();
-  const std::vector<Int2> cells = gen_cells(w, 60);
+  const std::vector<Point2> cells = gen_cells(w, 60);
   lwc::Committer<Snap> committer(size_of(w.size));
-  for (const Int2 c : cells) committer.mark(c);
+  for (const Point2 c : cells) committer.mark(c);
   assert_ok(lwc::contracts::check_dedup(cells, w.size, committer.pending_chunks()));
   // Marking them all again changes nothing.
-  for (const Int2 c : cells) committer.mark(c);
+  for (const Point2 c : cells) committer.mark(c);
   assert_ok(lwc::contracts::check_dedup(cells, w.size, committer.pending_chunks()));
 }
 
 LWC_PROP(Commit, T3_RunsAreTheMaximalCanonicalCover, ()) {
   const ChunkWindow w = *lwc::testing::chunk_window();
-  const std::vector<Int2> cells = gen_cells(w, 60);
+  const std::vector<Point2> cells = gen_cells(w, 60);
   lwc::Committer<Snap> committer(size_of(w.size));
-  std::vector<Int2> chunks;
-  for (const Int2 c : cells) {
+  std::vector<Point2> chunks;
+  for (const Point2 c : cells) {
     committer.mark(c);
     chunks.push_back(committer.chunk_of(c));
   }
@@ -119,7 +119,7 @@ LWC_PROP(Commit, T3_RunsAreTheMaximalCanonicalCover, ()) {
   RC_CLASSIFY(std::any_of(runs.begin(), runs.end(), [](const ChunkRun& r) { return r.x_first != r.x_last; }),
               "a run longer than one chunk");
   assert_ok(lwc::contracts::check_runs(chunks, runs));
-  RC_ASSERT(runs == lwc::contracts::oracle_runs(std::set<Int2>(chunks.begin(), chunks.end())));
+  RC_ASSERT(runs == lwc::contracts::oracle_runs(std::set<Point2>(chunks.begin(), chunks.end())));
   assert_ok(lwc::contracts::check_runs(chunks, lwc::merge_runs(chunks)));
   RC_ASSERT(lwc::merge_runs(chunks) == runs);
 }
@@ -161,7 +161,7 @@ using Command = rc::state::Command<Model, System>;
 void assert_same_state(const CommitModel& want, const System& sut) {
   const std::vector<ChunkRun> pending = sut.committer.pending_runs();
   RC_ASSERT(pending == want.pending_runs());
-  std::vector<Int2> dirty(want.dirty().begin(), want.dirty().end());
+  std::vector<Point2> dirty(want.dirty().begin(), want.dirty().end());
   assert_ok(lwc::contracts::check_runs(dirty, pending));
   RC_ASSERT(sut.committer.pending_chunks() == want.dirty().size());
   const std::shared_ptr<const lwc::Batch<Snap>> published = sut.committer.published();
@@ -170,17 +170,17 @@ void assert_same_state(const CommitModel& want, const System& sut) {
 }
 
 struct MarkCells : Command {
-  std::vector<Int2> cells;
+  std::vector<Point2> cells;
 
   explicit MarkCells(const Model& m) : cells(gen_cells(m.window, 8)) {}
 
   void apply(Model& m) const override {
-    for (const Int2 c : cells) m.commits.mark(c);
+    for (const Point2 c : cells) m.commits.mark(c);
   }
 
   void run(const Model& m, System& sut) const override {
     CommitModel want = m.commits;
-    for (const Int2 c : cells) {
+    for (const Point2 c : cells) {
       assert_ok(lwc::contracts::check_chunk_of(c, m.window.size, sut.committer.chunk_of(c)));  // T1
       sut.committer.mark(c);
       want.mark(c);
@@ -190,7 +190,7 @@ struct MarkCells : Command {
 
   void show(std::ostream& os) const override {
     os << "mark";
-    for (const Int2 c : cells) os << " " << c;
+    for (const Point2 c : cells) os << " " << c;
   }
 };
 
@@ -222,14 +222,14 @@ struct Commit : Command {
     const std::uint64_t origin = ++sut.attempts;
 
     std::vector<ChunkRun> prepared;
-    std::vector<Int2> marked;
+    std::vector<Point2> marked;
     const auto prepare = [&](const ChunkRun& run) -> absl::StatusOr<Snap> {
       const std::size_t i = prepared.size();
       prepared.push_back(run);
       // T7: while a batch is prepared, readers still get the previous one, whole.
       RC_ASSERT(c.published() == published_before);
       if (i < plan.marks_during.size()) {
-        for (const Int2 cell : plan.marks_during[i]) {
+        for (const Point2 cell : plan.marks_during[i]) {
           c.mark(cell);
           marked.push_back(c.chunk_of(cell));
         }
@@ -293,7 +293,7 @@ struct Commit : Command {
        << (plan.fail_at ? std::to_string(*plan.fail_at) : std::string("none")) << (throws ? " (throws)" : "");
     for (std::size_t i = 0; i < plan.marks_during.size(); ++i) {
       os << " | during " << i << ":";
-      for (const Int2 c : plan.marks_during[i]) os << " " << c;
+      for (const Point2 c : plan.marks_during[i]) os << " " << c;
     }
   }
 };

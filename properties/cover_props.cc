@@ -212,8 +212,8 @@ void enumerate_and_check(const lwc::ChunkBox3& box, int axes, std::uint64_t budg
                          bool status_visitor) {
   constexpr std::size_t kRunaway = 4096;
   const absl::Status stop = status_visitor ? absl::AbortedError("visitor stop") : absl::OkStatus();
-  std::vector<lwc::Int3> seen;
-  const auto record = [&](lwc::Int3 c) -> absl::Status {
+  std::vector<lwc::Point3> seen;
+  const auto record = [&](lwc::Point3 c) -> absl::Status {
     seen.push_back(c);
     if (seen.size() > kRunaway) return absl::InternalError("runaway enumeration");
     if (stop_after != 0 && seen.size() == stop_after) return status_visitor ? stop : absl::CancelledError("");
@@ -235,11 +235,11 @@ void enumerate_and_check(const lwc::ChunkBox3& box, int axes, std::uint64_t budg
     }
   };
   if (axes == 1) {
-    run([](std::int64_t x) { return lwc::Int3{x, 0, 0}; }, box.x);
+    run([](std::int64_t x) { return lwc::Point3{x, 0, 0}; }, box.x);
   } else if (axes == 2) {
-    run([](lwc::Int2 p) { return lwc::Int3{p.x, p.y, 0}; }, lwc::ChunkBox2{box.x, box.y});
+    run([](lwc::Point2 p) { return lwc::Point3{p.x, p.y, 0}; }, lwc::ChunkBox2{box.x, box.y});
   } else {
-    run([](lwc::Int3 p) { return p; }, box);
+    run([](lwc::Point3 p) { return p; }, box);
   }
   assert_ok(
       lwc::contracts::check_enumeration(box.first(), box.last(), budget, status, seen, stop_after, stop));
@@ -296,17 +296,17 @@ LWC_PROP(Cover, C9_BoxIsProductOfAxes, ()) {
   const auto [z0, z1] = axis();
   const bool closed = *rc::gen::arbitrary<bool>();
   const lwc::ChunkSize size = size_of(s);
-  const lwc::Int3 lo{x0, y0, z0};
-  const lwc::Int3 hi{x1, y1, z1};
+  const lwc::Point3 lo{x0, y0, z0};
+  const lwc::Point3 hi{x1, y1, z1};
   const auto box3 = closed ? lwc::cover_closed(lo, hi, size) : lwc::cover(lo, hi, size);
   RC_TAG(box3.ok() ? (box3->has_value() ? "box" : "empty") : "reversed");
   assert_ok(lwc::contracts::check_cover_box(lo, hi, s, lwc::contracts::answer_of(box3), closed));
   if (box3.ok() && box3->has_value()) {
     assert_ok(lwc::contracts::check_box_count((*box3)->first(), (*box3)->last(), lwc::count(**box3)));
   }
-  const auto box2 = closed ? lwc::cover_closed(lwc::Int2{x0, y0}, lwc::Int2{x1, y1}, size)
-                           : lwc::cover(lwc::Int2{x0, y0}, lwc::Int2{x1, y1}, size);
-  assert_ok(lwc::contracts::check_cover_box(lwc::Int2{x0, y0}, lwc::Int2{x1, y1}, s,
+  const auto box2 = closed ? lwc::cover_closed(lwc::Point2{x0, y0}, lwc::Point2{x1, y1}, size)
+                           : lwc::cover(lwc::Point2{x0, y0}, lwc::Point2{x1, y1}, size);
+  assert_ok(lwc::contracts::check_cover_box(lwc::Point2{x0, y0}, lwc::Point2{x1, y1}, s,
                                             lwc::contracts::answer_of(box2), closed));
   if (box2.ok() && box2->has_value()) {
     assert_ok(lwc::contracts::check_box_count((*box2)->first(), (*box2)->last(), lwc::count(**box2)));
@@ -337,7 +337,7 @@ LWC_PROP(Cover, C10_TotalAtTheExtremes, ()) {
     RC_ASSERT(calls ==
               (status.ok() ? static_cast<int>(lwc::contracts::oracle_count(span.first(), span.last())) : 0));
   }
-  const auto box = lwc::cover_closed(lwc::Int3{a, b, a}, lwc::Int3{b, a, b}, size);
+  const auto box = lwc::cover_closed(lwc::Point3{a, b, a}, lwc::Point3{b, a, b}, size);
   if (box.ok() && box->has_value()) {
     assert_ok(lwc::contracts::check_box_count((*box)->first(), (*box)->last(), lwc::count(**box)));
   }

@@ -112,9 +112,9 @@ LWC_PROP(Decompose, D8_AxesSplitIndependently, ()) {
   const std::int64_t s = *lwc::testing::positive_size();
   const auto coordinate = rc::gen::weightedOneOf<std::int64_t>(
       {{1, lwc::testing::any_int64()}, {1, lwc::testing::near_multiple_of(s)}});
-  const lwc::Int3 p{*coordinate, *coordinate, *coordinate};
+  const lwc::Point3 p{*coordinate, *coordinate, *coordinate};
   assert_ok(lwc::contracts::check_split_axes(p, s, lwc::split(p, size_of(s))));
-  const lwc::Int2 q{p.x, p.y};
+  const lwc::Point2 q{p.x, p.y};
   assert_ok(lwc::contracts::check_split_axes(q, s, lwc::split(q, size_of(s))));
 }
 
@@ -247,7 +247,7 @@ LWC_PROP_SCALED(Decompose, D11_BatchIsElementwise, 5, ()) {
       rc::gen::weightedOneOf<double>({{8, rc::gen::map(lwc::testing::cell_case(), [](CellCase c) { return c.v; })},
                                       {1, lwc::testing::any_double()}}));
   std::vector<std::int64_t> cells(vs.size());
-  const absl::Status status = lwc::cells_of(vs, *lwc::CellSize::create(h), cells);
+  const absl::Status status = lwc::cell_of_all(vs, *lwc::CellSize::create(h), cells);
   assert_ok(lwc::contracts::check_cell_batch(vs, h, status, cells));
 }
 

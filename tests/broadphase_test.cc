@@ -621,6 +621,28 @@ TEST(Persistent, ARefusedUpdateChangesNothingAndKeepsItsOperations) {
   EXPECT_EQ(r->began, (std::vector<Contact>{g.contact(a, d), g.contact(b, d)}));
 }
 
+// A refused update_into leaves the caller's lists as they were: the events of the last successful update,
+// which a frame loop that reads them after a failure must not see vanish or half-written.
+TEST(Persistent, E4_ARefusedUpdateIntoLeavesTheCallersEventsAsTheyWere) {
+  GridConfig c = config(1);
+  c.max_pairs = *lwc::PairBudget::create(1);
+  lwc::PersistentGrid<2> grid = *lwc::PersistentGrid<2>::create(c);
+  ASSERT_TRUE(grid.insert(box(0, 0, 1, 1)).ok());
+  ASSERT_TRUE(grid.insert(box(0.5, 0.5, 1, 1)).ok());
+  ContactEvents out;
+  ASSERT_TRUE(grid.update_into(out).ok());
+  ASSERT_EQ(out.began.size(), 1u);
+  const std::vector<Contact> began = out.began;
+  const lwc::UpdateStats stats = out.stats;
+  ASSERT_TRUE(grid.insert(box(0, 0, 1, 1)).ok());  // two pairs more: over max_pairs
+  EXPECT_EQ(grid.update_into(out).code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(out.began, began);
+  EXPECT_TRUE(out.ended.empty() && out.swept.empty());
+  EXPECT_EQ(out.stats.pairs, stats.pairs);
+  EXPECT_EQ(out.stats.boxes, stats.boxes);
+  EXPECT_EQ(grid.pairs(), began);
+}
+
 TEST(Persistent, SweptCandidatesOverMaxPairsAreRefusedChangingNothing) {
   // E4, E6 (B7): two bullets through two thin walls are two swept candidates, one over max_pairs = 1; the
   // update is refused and both moves stay pending.
@@ -957,9 +979,9 @@ TEST(Persistent, E7_PayloadsComeBackWithEventsAndQueryHits) {
   ASSERT_TRUE(wall.ok() && prop.ok());
   EXPECT_EQ(*grid->user_data(*prop), 200u);
   ContactEvents e;
-  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->update_into(e).ok());
   ASSERT_TRUE(grid->move(*prop, box(9, 0, 10, 1)).ok());
-  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->update_into(e).ok());
   EXPECT_EQ(users_of(e.began), (std::vector<std::uintptr_t>{100, 200}));
   EXPECT_EQ(users_of(grid->pairs()), (std::vector<std::uintptr_t>{100, 200}));
   std::vector<std::uintptr_t> hit;
@@ -968,10 +990,10 @@ TEST(Persistent, E7_PayloadsComeBackWithEventsAndQueryHits) {
   EXPECT_EQ(hit, (std::vector<std::uintptr_t>{100, 200}));
   // A new payload: the pair is re-judged, nothing begins or ends, and ended events carry the old payload.
   ASSERT_TRUE(grid->set_user_data(*prop, 300).ok());
-  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->update_into(e).ok());
   EXPECT_TRUE(e.began.empty() && e.ended.empty());
   ASSERT_TRUE(grid->remove(*prop).ok());
-  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->update_into(e).ok());
   EXPECT_EQ(users_of(e.ended), (std::vector<std::uintptr_t>{100, 300}));
   EXPECT_EQ(grid->user_data(*prop).status().code(), absl::StatusCode::kNotFound);
 }
@@ -989,24 +1011,24 @@ TEST(Persistent, E8_FilteredPairsNeverAppearAndFilterChangesYieldTheirEvents) {
   EXPECT_TRUE(lwc::passes(kStatic, kDefault));
   EXPECT_FALSE(lwc::passes(kStatic, kStatic));
   ContactEvents e;
-  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->update_into(e).ok());
   EXPECT_EQ(e.began, (std::vector<Contact>{{*a, *c, 1, 3}, {*b, *c, 2, 3}}));  // (a, b): two statics, filtered
   // b becomes dynamic: (a, b) begins, (b, c) stays; nothing else.
   ASSERT_TRUE(grid->set_filter(*b, kDefault).ok());
   EXPECT_EQ(*grid->filter(*b), kDefault);
-  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->update_into(e).ok());
   EXPECT_EQ(e.began, (std::vector<Contact>{{*a, *b, 1, 2}}));
   EXPECT_TRUE(e.ended.empty());
   // c stops colliding with group 1 (b): (b, c) ends; (a, c) stays.
   ASSERT_TRUE(grid->set_filter(*c, {.group = 1, .mask = 2}).ok());
-  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->update_into(e).ok());
   EXPECT_TRUE(e.began.empty());
   EXPECT_EQ(e.ended, (std::vector<Contact>{{*b, *c, 2, 3}}));
   EXPECT_EQ(grid->pairs(), (std::vector<Contact>{{*a, *b, 1, 2}, {*a, *c, 1, 3}}));
   // Setting a filter and moving in the same step: the events are those of the change of the pair set.
   ASSERT_TRUE(grid->set_filter(*c, kDefault).ok());
   ASSERT_TRUE(grid->move(*c, box(5, 5, 6, 6)).ok());
-  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->update_into(e).ok());
   EXPECT_TRUE(e.began.empty());
   EXPECT_EQ(e.ended, (std::vector<Contact>{{*a, *c, 1, 3}}));
   EXPECT_EQ(grid->set_filter(Handle{}, kDefault).code(), absl::StatusCode::kNotFound);
@@ -1032,18 +1054,18 @@ TEST(Persistent, E8_ThePairPredicateIsAskedLowerSlotFirstAndRefilterReasksIt) {
   const absl::StatusOr<Handle> b = grid->insert(box(0, 0, 1, 1), 12);
   const absl::StatusOr<Handle> c = grid->insert(box(0, 0, 1, 1), 13);
   ContactEvents e;
-  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->update_into(e).ok());
   EXPECT_EQ(e.began, (std::vector<Contact>{{*a, *b, 11, 12}, {*b, *c, 12, 13}}));
   for (const auto& [lower, higher] : parity.asked) EXPECT_LT(lower, higher);  // payloads ascend with slots here
   // The engine changes what the predicate answers for c (payload 13 -> 14 through set_user_data).
   ASSERT_TRUE(grid->set_user_data(*c, 14).ok());
-  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->update_into(e).ok());
   EXPECT_EQ(e.began, (std::vector<Contact>{{*a, *c, 11, 14}}));
   EXPECT_EQ(e.ended, (std::vector<Contact>{{*b, *c, 12, 13}}));
   // refilter() only re-asks: with the same answers, nothing.
   ASSERT_TRUE(grid->refilter(*a).ok());
   EXPECT_EQ(grid->pending(), 1u);
-  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->update_into(e).ok());
   EXPECT_TRUE(e.began.empty() && e.ended.empty());
 }
 
@@ -1122,8 +1144,8 @@ TEST(Persistent, E10_FloatBoxesAreTheirDoublesExactly) {
   const absl::StatusOr<Handle> hd = dgrid->insert(d);
   ASSERT_TRUE(hf.ok() && hd.ok());
   ContactEvents ef, ed;
-  ASSERT_TRUE(fgrid->update(ef).ok());
-  ASSERT_TRUE(dgrid->update(ed).ok());
+  ASSERT_TRUE(fgrid->update_into(ef).ok());
+  ASSERT_TRUE(dgrid->update_into(ed).ok());
   EXPECT_EQ(ef.stats.memberships, ed.stats.memberships);
   const absl::StatusOr<lwc::PairsResult> batch = lwc::find_pairs(std::vector<Box2>{d}, config(0.1));
   ASSERT_TRUE(batch.ok());
@@ -1139,7 +1161,7 @@ TEST(Persistent, E10_FloatBoxesAreTheirDoublesExactly) {
   // Moving by float boxes pairs like the doubles.
   const absl::StatusOr<Handle> g = fgrid->insert(lwc::FloatBox<2>{{0.3f, 0.7f}, {1, 1}});  // touches f's corner
   ASSERT_TRUE(g.ok());
-  ASSERT_TRUE(fgrid->update(ef).ok());
+  ASSERT_TRUE(fgrid->update_into(ef).ok());
   EXPECT_EQ(ef.began.size(), 1u);
   int hits = 0;
   ASSERT_TRUE(fgrid->query(lwc::FloatBox<2>{{0.3f, 0.7f}, {0.3f, 0.7f}}, [&](Handle, std::uintptr_t) { return ++hits > 0; }).ok());
@@ -1161,7 +1183,7 @@ TEST(Persistent, E11_QueriesSeeTheBoxesAsLastGiven) {
   // Before any update: the pending inserts are seen.
   EXPECT_EQ(hits(box(0, 0, 6, 6)), (std::vector<std::uintptr_t>{1, 2}));
   ContactEvents e;
-  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->update_into(e).ok());
   ASSERT_TRUE(grid->move(*a, box(10, 10, 11, 11)).ok());
   ASSERT_TRUE(grid->remove(*b).ok());
   const absl::StatusOr<Handle> c = grid->insert(box(0, 0, 1, 1), 3);
@@ -1245,7 +1267,7 @@ TEST(Persistent, E12_AWarmGridAllocatesNothingPerFrame) {
   e.began.reserve(4096);
   e.ended.reserve(4096);
   e.swept.reserve(4096);
-  ASSERT_TRUE(grid->update(e).ok());
+  ASSERT_TRUE(grid->update_into(e).ok());
   constexpr int kFrames = 6;
   std::vector<std::vector<std::pair<std::size_t, Box2>>> frames(kFrames);
   for (auto& f : frames) {
@@ -1262,7 +1284,7 @@ TEST(Persistent, E12_AWarmGridAllocatesNothingPerFrame) {
     ASSERT_TRUE(grid->set_filter(handles[3], {.group = 1, .mask = k % 2 ? 1u : 2u}).ok());
     ASSERT_TRUE(grid->set_user_data(handles[5], static_cast<std::uintptr_t>(k)).ok());
     ASSERT_TRUE(grid->remove(handles[11]).ok());
-    ASSERT_TRUE(grid->update(e).ok());
+    ASSERT_TRUE(grid->update_into(e).ok());
     events += static_cast<std::int64_t>(e.began.size() + e.ended.size());
     const absl::StatusOr<Handle> back = grid->insert(home[11], 11);
     ASSERT_TRUE(back.ok());
@@ -1270,7 +1292,7 @@ TEST(Persistent, E12_AWarmGridAllocatesNothingPerFrame) {
     int hits = 0;
     ASSERT_TRUE(grid->query(box(10, 10, 30, 30), [&](Handle, std::uintptr_t) { return ++hits > 0; }).ok());
     ASSERT_TRUE(grid->raycast({{0, 45}, {90, 46}}, [&](Handle, std::uintptr_t, double) { return ++hits > 0; }).ok());
-    ASSERT_TRUE(grid->update(e).ok());
+    ASSERT_TRUE(grid->update_into(e).ok());
   };
   for (int warm = 0; warm < 8; ++warm) {
     for (int k = 0; k < kFrames; ++k) frame(k);
@@ -1366,7 +1388,7 @@ TEST(CallerBoxes, B13_FloatBoundsAreQuantisedAtTheirExactValue) {
   // 0.3f lies above 0.3: at h = 0.1 its exact floor is cell 3, where the double 0.3 has cell 2. A float box
   // [0.3f, 0.3f] and a double box starting at cell 3's boundary 0.30000001 (widened 0.3f) touch.
   const std::vector<FloatBox<2>> floats = {{{0.3F, 0}, {0.3F, 0}}, {{0.1F, 0}, {0.2F, 0}}};
-  const absl::StatusOr<PairsResult> r = lwc::find_pairs(BoxView<2, float>::of(floats), config(0.1));
+  const absl::StatusOr<PairsResult> r = lwc::find_pairs(BoxView<2, float>(floats), config(0.1));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(*lwc::cell_of(static_cast<double>(0.3F), 0.1), 3);
   EXPECT_EQ(*lwc::cell_of(0.3, 0.1), 2);
@@ -1392,14 +1414,14 @@ TEST(CallerBoxes, B13_FloatExtremesAreRefusedOrPlacedAsTheirDoubles) {
       GridConfig c = config(2);
       c.oversize = policy;
       const absl::StatusOr<PairsResult> reference = lwc::find_pairs(doubles, c);
-      expect_identical(reference, lwc::find_pairs(BoxView<2, float>::of(floats), c), "B13 float extremes");
+      expect_identical(reference, lwc::find_pairs(BoxView<2, float>(floats), c), "B13 float extremes");
       const absl::Status verdict = lwc::contracts::check_find_pairs(std::span<const Box2>(doubles), c, reference);
       EXPECT_TRUE(verdict.ok()) << verdict;
     }
   }
   // The NaN box is named by its index, as for doubles.
   const std::vector<FloatBox<2>> nan_second = {{{0, 0}, {1, 1}}, {{kFloatNaN, 0}, {1, 1}}};
-  const absl::StatusOr<PairsResult> r = lwc::find_pairs(BoxView<2, float>::of(nan_second), config(1));
+  const absl::StatusOr<PairsResult> r = lwc::find_pairs(BoxView<2, float>(nan_second), config(1));
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StartsWith(r.status().message(), "box 1:")) << r.status();
 }
@@ -1440,7 +1462,7 @@ TEST(CallerBoxes, B13_BadViewsAreInvalidArgument) {
 
 TEST(CallerOutput, B14_ABufferReceivesThePairsOrNothing) {
   const std::vector<Box2> boxes = seed_exhaustive_set();
-  const BoxView<2, double> v = BoxView<2, double>::of(boxes);
+  const BoxView<2, double> v = BoxView<2, double>(boxes);
   const absl::StatusOr<PairsResult> reference = lwc::find_pairs(boxes, config(1));
   ASSERT_TRUE(reference.ok());
   ASSERT_EQ(reference->pairs.size(), 53100U);
@@ -1474,7 +1496,7 @@ TEST(CallerOutput, B14_ACallbackSeesThePairsInOrderOnlyAfterSuccess) {
   const std::vector<Box2> boxes = {box(0, 0, 10, 2), box(9, 0.5, 9.5, 1.5), box(9.2, 0, 12, 1), box(50, 50, 51, 51)};
   std::vector<Pair> seen;
   const absl::StatusOr<lwc::Stats> s =
-      lwc::for_each_pair(BoxView<2, double>::of(boxes), config(2), [&](Pair p) { seen.push_back(p); });
+      lwc::for_each_pair(BoxView<2, double>(boxes), config(2), [&](Pair p) { seen.push_back(p); });
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(seen, (std::vector<Pair>{{0, 1}, {0, 2}, {1, 2}}));
   EXPECT_EQ(s->pairs, 3);
@@ -1482,11 +1504,11 @@ TEST(CallerOutput, B14_ACallbackSeesThePairsInOrderOnlyAfterSuccess) {
   GridConfig tight = config(2);
   tight.max_pairs = *lwc::PairBudget::create(2);
   int calls = 0;
-  EXPECT_EQ(lwc::for_each_pair(BoxView<2, double>::of(boxes), tight, [&](Pair) { ++calls; }).status().code(),
+  EXPECT_EQ(lwc::for_each_pair(BoxView<2, double>(boxes), tight, [&](Pair) { ++calls; }).status().code(),
             absl::StatusCode::kResourceExhausted);
   std::vector<Box2> bad = boxes;
   bad[3].min[0] = kNaN;
-  EXPECT_EQ(lwc::for_each_pair(BoxView<2, double>::of(bad), config(2), [&](Pair) { ++calls; }).status().code(),
+  EXPECT_EQ(lwc::for_each_pair(BoxView<2, double>(bad), config(2), [&](Pair) { ++calls; }).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(calls, 0);
 }
@@ -1546,7 +1568,7 @@ TEST(EveryCore, B15_OneToEightThreadsAndAJobSystemGiveTheSerialResult) {
         tight.max_pairs = *lwc::PairBudget::create(static_cast<std::int64_t>(reference->pairs.size()) - 1);
         expect_identical(lwc::find_pairs(boxes, tight), lwc::find_pairs(boxes, tight, tasks), "B15 budget");
         std::vector<Pair> out(reference->pairs.size() - 1);
-        const absl::StatusOr<lwc::Stats> into = lwc::find_pairs_into(BoxView<2, double>::of(boxes), c, out, tasks);
+        const absl::StatusOr<lwc::Stats> into = lwc::find_pairs_into(BoxView<2, double>(boxes), c, out, tasks);
         EXPECT_EQ(into.status().code(), absl::StatusCode::kResourceExhausted);
       }
     }
@@ -1563,11 +1585,11 @@ TEST(EveryCore, B15_ThreeDimensionsAndFloatsInParallel) {
     const float x = at(rng), y = at(rng), z = at(rng);
     floats.push_back({{x, y, z}, {x + 1.5F, y + 1.25F, z + (i % 50 == 0 ? 30.0F : 1.0F)}});
   }
-  const absl::StatusOr<PairsResult> reference = lwc::find_pairs(BoxView<3, float>::of(floats), config(1));
+  const absl::StatusOr<PairsResult> reference = lwc::find_pairs(BoxView<3, float>(floats), config(1));
   ASSERT_TRUE(reference.ok()) << reference.status();
   EXPECT_GT(reference->pairs.size(), 500U);
   for (const TaskSystem& tasks : systems) {
-    expect_identical(reference, lwc::find_pairs(BoxView<3, float>::of(floats), config(1), tasks), "B15 3D floats");
+    expect_identical(reference, lwc::find_pairs(BoxView<3, float>(floats), config(1), tasks), "B15 3D floats");
   }
 }
 

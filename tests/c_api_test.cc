@@ -196,13 +196,13 @@ TEST(CApi, F1_SplitAllAndCellsOfAreTheSingleForms) {
   }
   const std::vector<double> vs = {-0.0, -1e-300, 0.5, 1e15, -std::numeric_limits<double>::denorm_min()};
   std::vector<std::int64_t> cells(vs.size(), 0);
-  ASSERT_EQ(lwc_cells_of(vs.data(), vs.size(), 0.5, cells.data()), LWC_OK);
+  ASSERT_EQ(lwc_cell_of_all(vs.data(), vs.size(), 0.5, cells.data()), LWC_OK);
   for (std::size_t i = 0; i < vs.size(); ++i) EXPECT_EQ(cells[i], *lwc::cell_of(vs[i], 0.5));
-  // F3: a NaN at the end is found before anything is written, although C++ cells_of may write a prefix.
+  // F3: a NaN at the end is found before anything is written, although C++ cell_of_all may write a prefix.
   std::vector<double> with_nan = vs;
   with_nan.push_back(kNaN);
   std::vector<std::int64_t> untouched_cells(with_nan.size(), 77);
-  EXPECT_EQ(lwc_cells_of(with_nan.data(), with_nan.size(), 0.5, untouched_cells.data()), LWC_INVALID_ARGUMENT);
+  EXPECT_EQ(lwc_cell_of_all(with_nan.data(), with_nan.size(), 0.5, untouched_cells.data()), LWC_INVALID_ARGUMENT);
   for (const std::int64_t c : untouched_cells) EXPECT_EQ(c, 77);
   EXPECT_NE(std::string(lwc_last_error()).find("input 5"), std::string::npos) << lwc_last_error();
 }
@@ -264,7 +264,7 @@ TEST(CApi, F3_EveryEntryPointRefusesNull) {
       {"split3", [&] { return lwc_split3({1, 2, 3}, 2, nullptr); }},
       {"split_all xs", [&] { return lwc_split_all(nullptr, 1, 2, nullptr); }},
       {"cell_of", [&] { return lwc_cell_of(1, 2, nullptr); }},
-      {"cells_of", [&] { return lwc_cells_of(nullptr, 2, 1.0, nullptr); }},
+      {"cell_of_all", [&] { return lwc_cell_of_all(nullptr, 2, 1.0, nullptr); }},
       {"cover", [&] { return lwc_cover(0, 1, 2, nullptr, nullptr); }},
       {"cover nonempty", [&] { lwc_chunk_span s; return lwc_cover(0, 1, 2, &s, nullptr); }},
       {"cover_closed", [&] { return lwc_cover_closed(0, 1, 2, nullptr, nullptr); }},
@@ -930,7 +930,7 @@ TEST(CApi, F8_PairListOfAnEnginesFloatAabbs) {
   std::vector<lwc::FloatBox<2>> cpp_boxes;
   for (const Aabb& a : aabbs) cpp_boxes.push_back({{a.lower[0], a.lower[1]}, {a.upper[0], a.upper[1]}});
   const absl::StatusOr<lwc::PairsResult> cpp =
-      lwc::find_pairs(lwc::BoxView<2, float>::of(cpp_boxes), lwc::GridConfig{});
+      lwc::find_pairs(lwc::BoxView<2, float>(cpp_boxes), lwc::GridConfig{});
   ASSERT_TRUE(cpp.ok());
   EXPECT_EQ(stats.memberships, cpp->stats.memberships);  // F1
   // A NaN corner: InvalidArgument naming box 4, and the list keeps its 15 pairs (F3).

@@ -49,7 +49,7 @@ import lwc.contracts.commit;
 namespace {
 
 using lwc::ChunkRun;
-using lwc::Int2;
+using lwc::Point2;
 using lwc::contracts::CommitModel;
 
 constexpr std::int64_t kChunkSize = 2;
@@ -64,10 +64,10 @@ void report(const char* clause, std::uint64_t cases) { lwc::exhaustive::report("
 
 // The cell of chunk `chunk` (0..8, row-major from (-1, -1)) marked at step `depth`: one of its four
 // cells, turning with the depth.
-Int2 cell_of(int chunk, std::size_t depth) {
+Point2 cell_of(int chunk, std::size_t depth) {
   const std::int64_t cx = chunk % 3 - 1;
   const std::int64_t cy = chunk / 3 - 1;
-  return Int2{cx * kChunkSize + static_cast<std::int64_t>(depth & 1),
+  return Point2{cx * kChunkSize + static_cast<std::int64_t>(depth & 1),
               cy * kChunkSize + static_cast<std::int64_t>((depth >> 1) & 1)};
 }
 
@@ -116,7 +116,7 @@ struct Observed {
   absl::Status status;
   bool threw = false;
   std::vector<ChunkRun> prepared;
-  std::vector<Int2> marked;
+  std::vector<Point2> marked;
   bool reader_saw_previous = true;
 };
 
@@ -132,7 +132,7 @@ Observed run(Committer& c, const Op& op, std::size_t depth) {
     o.prepared.push_back(r);
     o.reader_saw_previous &= c.published() == published_before;  // T7
     if (i == 0 && op.chunk >= 0) {
-      const Int2 cell = cell_of(op.chunk, depth);
+      const Point2 cell = cell_of(op.chunk, depth);
       c.mark(cell);
       o.marked.push_back(c.chunk_of(cell));
     }
@@ -166,7 +166,7 @@ absl::Status judged_step(Committer& c, CommitModel& model, const Op& op, std::si
   const std::shared_ptr<const lwc::Batch<Snap>> published_before = c.published();
   CommitModel::Outcome expected;
   if (!op.commit) {
-    const Int2 cell = cell_of(op.chunk, depth);
+    const Point2 cell = cell_of(op.chunk, depth);
     if (absl::Status s = lwc::contracts::check_chunk_of(cell, kChunkSize, c.chunk_of(cell)); !s.ok()) return s;  // T1
     model.mark(cell);
   } else {
@@ -209,7 +209,7 @@ absl::Status judged_step(Committer& c, CommitModel& model, const Op& op, std::si
   }
   // The whole state against the model: T2 (one entry per chunk), T3 (the runs), the published batch.
   if (after != model.pending_runs()) return absl::InternalError("T3 merge: pending runs differ from the model's");
-  const std::vector<Int2> dirty(model.dirty().begin(), model.dirty().end());
+  const std::vector<Point2> dirty(model.dirty().begin(), model.dirty().end());
   if (absl::Status s = lwc::contracts::check_runs(dirty, after); !s.ok()) return s;
   if (c.pending_chunks() != model.dirty().size()) {
     return absl::InternalError(absl::StrCat("T2 dedup: ", c.pending_chunks(), " pending entries, the model has ",

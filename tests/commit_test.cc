@@ -42,7 +42,7 @@ import lwc.contracts.commit;
 namespace {
 
 using lwc::ChunkRun;
-using lwc::Int2;
+using lwc::Point2;
 
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
@@ -77,15 +77,15 @@ TEST(Commit, SeedMinusOneIsInChunkMinusOne) {
   // T1.
   const Committer c(kSixteen);
   EXPECT_EQ(c.chunk_size().value(), 16);
-  EXPECT_EQ(c.chunk_of({-1, -1}), (Int2{-1, -1}));
-  EXPECT_EQ(c.chunk_of({-16, -17}), (Int2{-1, -2}));
-  EXPECT_EQ(c.chunk_of({15, 16}), (Int2{0, 1}));
+  EXPECT_EQ(c.chunk_of({-1, -1}), (Point2{-1, -1}));
+  EXPECT_EQ(c.chunk_of({-16, -17}), (Point2{-1, -2}));
+  EXPECT_EQ(c.chunk_of({15, 16}), (Point2{0, 1}));
 }
 
 TEST(Commit, SeedFourCellsAreThreeChunksInTwoRuns) {
   // T2, T3, T5.
   Committer c(kSixteen);
-  for (const Int2 cell : {Int2{0, 0}, Int2{15, 15}, Int2{16, 0}, Int2{0, 16}}) c.mark(cell);
+  for (const Point2 cell : {Point2{0, 0}, Point2{15, 15}, Point2{16, 0}, Point2{0, 16}}) c.mark(cell);
   EXPECT_EQ(c.pending_chunks(), 3u);
   EXPECT_EQ(c.pending_runs(), (std::vector<ChunkRun>{{0, 0, 1}, {1, 0, 0}}));
   int prepared = 0;
@@ -138,12 +138,12 @@ TEST(Commit, ExtremeCellsUseFloorDivision) {
   // T1. The tilemap dirty-chunk example's FloorDiv computes value - divisor + 1, which overflows int32 near
   // INT32_MIN; lwc.decompose is exact at every int64.
   const Committer c(kSixteen);
-  EXPECT_EQ(c.chunk_of({kMin, kMax}), (Int2{kMin / 16, kMax / 16}));
-  EXPECT_EQ(c.chunk_of({kMin + 1, -17}), (Int2{kMin / 16, -2}));
+  EXPECT_EQ(c.chunk_of({kMin, kMax}), (Point2{kMin / 16, kMax / 16}));
+  EXPECT_EQ(c.chunk_of({kMin + 1, -17}), (Point2{kMin / 16, -2}));
   const std::int64_t int32_min = std::numeric_limits<std::int32_t>::min();
-  EXPECT_EQ(c.chunk_of({int32_min, int32_min + 1}), (Int2{int32_min / 16, int32_min / 16}));
-  EXPECT_EQ(c.chunk_of({int32_min - 1, 0}), (Int2{int32_min / 16 - 1, 0}));
-  for (const Int2 cell : {Int2{kMin, kMax}, Int2{kMin + 1, -17}, Int2{int32_min - 1, 0}}) {
+  EXPECT_EQ(c.chunk_of({int32_min, int32_min + 1}), (Point2{int32_min / 16, int32_min / 16}));
+  EXPECT_EQ(c.chunk_of({int32_min - 1, 0}), (Point2{int32_min / 16 - 1, 0}));
+  for (const Point2 cell : {Point2{kMin, kMax}, Point2{kMin + 1, -17}, Point2{int32_min - 1, 0}}) {
     EXPECT_TRUE(lwc::contracts::check_chunk_of(cell, 16, c.chunk_of(cell)).ok());
   }
 }
@@ -152,13 +152,13 @@ TEST(Commit, RunsStopAtTheEndOfTheRowWithoutWrapping) {
   // T3.
   // Chunk size 1: chunks reach INT64_MAX. x_last + 1 would overflow there, and INT64_MIN is not next.
   Committer c(lwc::ChunkSize::of<1>());
-  for (const Int2 cell :
-       {Int2{kMax - 1, 0}, Int2{kMax, 0}, Int2{kMin, 0}, Int2{kMin + 1, 0}, Int2{kMax, -1}}) {
+  for (const Point2 cell :
+       {Point2{kMax - 1, 0}, Point2{kMax, 0}, Point2{kMin, 0}, Point2{kMin + 1, 0}, Point2{kMax, -1}}) {
     c.mark(cell);
   }
   const std::vector<ChunkRun> want = {{-1, kMax, kMax}, {0, kMin, kMin + 1}, {0, kMax - 1, kMax}};
   EXPECT_EQ(c.pending_runs(), want);
-  const std::vector<Int2> chunks = {{kMax - 1, 0}, {kMax, 0}, {kMin, 0}, {kMin + 1, 0}, {kMax, -1}};
+  const std::vector<Point2> chunks = {{kMax - 1, 0}, {kMax, 0}, {kMin, 0}, {kMin + 1, 0}, {kMax, -1}};
   EXPECT_EQ(lwc::merge_runs(chunks), want);
   EXPECT_TRUE(lwc::contracts::check_runs(chunks, want).ok());
   EXPECT_EQ((ChunkRun{0, kMax - 1, kMax}).size(), 2u);
@@ -176,12 +176,12 @@ TEST(Commit, RunsStopAtTheEndOfTheRowWithoutWrapping) {
 
 TEST(Merge, CanonicalOrderAndMaximalRuns) {
   // T3.
-  const std::vector<Int2> chunks = {{5, 2}, {3, 0}, {1, 0}, {2, 0}, {-1, 2}, {0, 2}, {2, 0}, {7, -3}};
+  const std::vector<Point2> chunks = {{5, 2}, {3, 0}, {1, 0}, {2, 0}, {-1, 2}, {0, 2}, {2, 0}, {7, -3}};
   const std::vector<ChunkRun> want = {{-3, 7, 7}, {0, 1, 3}, {2, -1, 0}, {2, 5, 5}};
   EXPECT_EQ(lwc::merge_runs(chunks), want);
   EXPECT_TRUE(lwc::contracts::check_runs(chunks, want).ok());
-  EXPECT_EQ(lwc::contracts::oracle_runs(std::set<Int2>(chunks.begin(), chunks.end())), want);
-  EXPECT_TRUE(lwc::merge_runs(std::vector<Int2>{}).empty());
+  EXPECT_EQ(lwc::contracts::oracle_runs(std::set<Point2>(chunks.begin(), chunks.end())), want);
+  EXPECT_TRUE(lwc::merge_runs(std::vector<Point2>{}).empty());
 }
 
 // Budget --------------------------------------------------------------------------------------------
@@ -189,7 +189,7 @@ TEST(Merge, CanonicalOrderAndMaximalRuns) {
 TEST(Commit, BudgetPublishesTheFirstRunsAndKeepsTheRest) {
   // T8.
   Committer c(lwc::ChunkSize::of<1>());
-  for (const Int2 cell : {Int2{0, 2}, Int2{0, 0}, Int2{1, 0}, Int2{5, 0}, Int2{-3, 1}}) c.mark(cell);
+  for (const Point2 cell : {Point2{0, 2}, Point2{0, 0}, Point2{1, 0}, Point2{5, 0}, Point2{-3, 1}}) c.mark(cell);
   int prepared = 0;
   const absl::StatusOr<lwc::CommitReport> report = c.commit(succeed(prepared), lwc::RunBudget::of<2>());
   ASSERT_TRUE(report.ok());
@@ -340,7 +340,7 @@ TEST(Commit, ThrowingPrepareLeavesEverythingAsItWas) {
 
 TEST(Checker, NamesTheClause) {
   using lwc::contracts::check_runs;
-  const std::vector<Int2> dirty = {{0, 0}, {1, 0}, {3, 0}};
+  const std::vector<Point2> dirty = {{0, 0}, {1, 0}, {3, 0}};
   EXPECT_TRUE(check_runs(dirty, std::vector<ChunkRun>{{0, 0, 1}, {0, 3, 3}}).ok());
   const auto t3 = [&](std::vector<ChunkRun> runs) {
     const absl::Status s = check_runs(dirty, runs);
@@ -378,7 +378,7 @@ TEST(Checker, NamesTheClause) {
                                                                std::vector<ChunkRun>{{0, 0, 1}}, 0, 1, {}, {})
                            .message(),
                        "T5"));
-  const std::vector<Int2> marked = {{0, 0}};
+  const std::vector<Point2> marked = {{0, 0}};
   EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_generations(marked, {}).message(), "T6"));
   EXPECT_TRUE(absl::StartsWith(lwc::contracts::check_budget(before, 1, before).message(), "T8"));
   EXPECT_TRUE(absl::StartsWith(
@@ -426,7 +426,7 @@ TEST(Concurrency, ReadersSeeWholeBatchesAndNoEditIsLost) {
     std::uniform_int_distribution<std::int64_t> cx(0, kWorldWidth * 16 - 1);
     std::uniform_int_distribution<std::int64_t> cy(0, kWorldHeight * 16 - 1);
     for (int i = 0; i < 1'000'000 && (i < 4000 || attempts_made.load() < 100); ++i) {
-      const Int2 cell{cx(rng), cy(rng)};
+      const Point2 cell{cx(rng), cy(rng)};
       versions[index(cell.x / 16, cell.y / 16)].fetch_add(1, std::memory_order_release);
       committer.mark(cell);
     }

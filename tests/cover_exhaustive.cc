@@ -223,10 +223,10 @@ absl::Status enumerate(BasicChunkSpan<T> span, std::make_unsigned_t<T> budget, s
 template <typename T>
 absl::Status enumerate_and_check(BasicChunkSpan<T> span, std::make_unsigned_t<T> budget, std::uint64_t stop_after,
                                  bool status_visitor) {
-  std::vector<lwc::Int3> visited;
+  std::vector<lwc::Point3> visited;
   const absl::Status status =
       enumerate(span, budget, stop_after, status_visitor, [&](T c) { visited.push_back({c, 0, 0}); });
-  return lwc::contracts::check_enumeration(lwc::Int3{span.first(), 0, 0}, lwc::Int3{span.last(), 0, 0}, budget,
+  return lwc::contracts::check_enumeration(lwc::Point3{span.first(), 0, 0}, lwc::Point3{span.last(), 0, 0}, budget,
                                            status, visited, stop_after,
                                            status_visitor ? stop_status() : absl::OkStatus());
 }

@@ -177,34 +177,34 @@ TEST(Count, WholeDomainAtSizeOneIsOutOfRange) {
 }
 
 TEST(Box, SeedFiguresPerAxis) {
-  const auto box = lwc::cover(lwc::Int2{-1000, -1}, lwc::Int2{0, 1}, k1000);
+  const auto box = lwc::cover(lwc::Point2{-1000, -1}, lwc::Point2{0, 1}, k1000);
   ASSERT_TRUE(box.ok() && box->has_value());
   EXPECT_EQ(**box, (lwc::ChunkBox2{span(-1, -1), span(-1, 0)}));
   EXPECT_EQ(*lwc::count(**box), 2u);
-  const auto box3 = lwc::cover(lwc::Int3{-1, -1000, kMin}, lwc::Int3{1, 0, kMax}, kMaxSize);
+  const auto box3 = lwc::cover(lwc::Point3{-1, -1000, kMin}, lwc::Point3{1, 0, kMax}, kMaxSize);
   ASSERT_TRUE(box3.ok() && box3->has_value());
   EXPECT_EQ(**box3, (lwc::ChunkBox3{span(-1, 0), span(-1, -1), span(-2, 0)}));
   EXPECT_EQ(*lwc::count(**box3), 6u);
 }
 
 TEST(Box, AnyEmptyAxisEmptiesTheBox) {
-  const auto box = lwc::cover(lwc::Int3{0, 5, 0}, lwc::Int3{10, 5, 10}, k1000);
+  const auto box = lwc::cover(lwc::Point3{0, 5, 0}, lwc::Point3{10, 5, 10}, k1000);
   ASSERT_TRUE(box.ok());
   EXPECT_FALSE(box->has_value());
-  const auto flat = lwc::cover(lwc::Int2{kMin, 0}, lwc::Int2{kMin, 10}, k1000);
+  const auto flat = lwc::cover(lwc::Point2{kMin, 0}, lwc::Point2{kMin, 10}, k1000);
   ASSERT_TRUE(flat.ok());
   EXPECT_FALSE(flat->has_value());
 }
 
 TEST(Box, ReversedAxisWinsOverEmptyAndIsNamed) {
-  const auto box = lwc::cover(lwc::Int3{0, 0, 0}, lwc::Int3{0, 10, -1}, k1000);  // x empty, z reversed
+  const auto box = lwc::cover(lwc::Point3{0, 0, 0}, lwc::Point3{0, 10, -1}, k1000);  // x empty, z reversed
   EXPECT_EQ(box.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StartsWith(box.status().message(), "axis z")) << box.status();
 }
 
 TEST(Box, CountProductNeverWraps) {
   // 2^64 - 1 columns times 2 rows: more than a uint64 holds.
-  const auto box = lwc::cover(lwc::Int2{kMin, -1}, lwc::Int2{kMax, 1}, kOne);
+  const auto box = lwc::cover(lwc::Point2{kMin, -1}, lwc::Point2{kMax, 1}, kOne);
   ASSERT_TRUE(box.ok() && box->has_value());
   EXPECT_EQ(lwc::count(**box).status().code(), absl::StatusCode::kOutOfRange);
   // 2^32 x 2^32 = 2^64: also one too many; 2^32 x (2^32 - 1) fits.
@@ -267,10 +267,10 @@ TEST(ForEachChunk, BoolVisitorStopsEarly) {
 }
 
 TEST(ForEachChunk, StatusVisitorErrorIsReturned) {
-  std::vector<lwc::Int2> seen;
+  std::vector<lwc::Point2> seen;
   const lwc::ChunkBox2 box{span(0, 2), span(0, 2)};
   const absl::Status stop = absl::UnavailableError("loader queue full");
-  const absl::Status status = lwc::for_each_chunk(box, lwc::ChunkBudget::of<9>(), [&](lwc::Int2 c) {
+  const absl::Status status = lwc::for_each_chunk(box, lwc::ChunkBudget::of<9>(), [&](lwc::Point2 c) {
     seen.push_back(c);
     return seen.size() == 4 ? stop : absl::OkStatus();
   });
@@ -280,23 +280,23 @@ TEST(ForEachChunk, StatusVisitorErrorIsReturned) {
 }
 
 TEST(ForEachChunk, BoxOrderIsXFastestThenYThenZ) {
-  std::vector<lwc::Int3> seen;
+  std::vector<lwc::Point3> seen;
   const lwc::ChunkBox3 box{span(-1, 0), span(5, 6), span(kMax - 1, kMax)};
-  const absl::Status status = lwc::for_each_chunk(box, lwc::ChunkBudget::of<8>(), [&](lwc::Int3 c) { seen.push_back(c); });
+  const absl::Status status = lwc::for_each_chunk(box, lwc::ChunkBudget::of<8>(), [&](lwc::Point3 c) { seen.push_back(c); });
   ASSERT_TRUE(status.ok()) << status;
-  const std::vector<lwc::Int3> want = {{-1, 5, kMax - 1}, {0, 5, kMax - 1}, {-1, 6, kMax - 1},
+  const std::vector<lwc::Point3> want = {{-1, 5, kMax - 1}, {0, 5, kMax - 1}, {-1, 6, kMax - 1},
                                        {0, 6, kMax - 1},  {-1, 5, kMax},    {0, 5, kMax},
                                        {-1, 6, kMax},     {0, 6, kMax}};
   EXPECT_EQ(seen, want);
   EXPECT_TRUE(lwc::contracts::check_enumeration(box, 8, status, seen).ok());
-  EXPECT_EQ(lwc::for_each_chunk(box, lwc::ChunkBudget::of<7>(), [&](lwc::Int3) { ADD_FAILURE(); }).code(),
+  EXPECT_EQ(lwc::for_each_chunk(box, lwc::ChunkBudget::of<7>(), [&](lwc::Point3) { ADD_FAILURE(); }).code(),
             absl::StatusCode::kResourceExhausted);
 }
 
 TEST(ForEachChunk, OverflowingBoxCountIsOverBudget) {
   int calls = 0;
   const lwc::ChunkBox2 box{span(kMin, kMax), span(0, 0)};
-  EXPECT_EQ(lwc::for_each_chunk(box, lwc::ChunkBudget::of<kU64Max>(), [&](lwc::Int2) { ++calls; }).code(),
+  EXPECT_EQ(lwc::for_each_chunk(box, lwc::ChunkBudget::of<kU64Max>(), [&](lwc::Point2) { ++calls; }).code(),
             absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(calls, 0);
 }
@@ -353,7 +353,7 @@ TEST(Checker, NamesTheClauseOfEachWrongAnswer) {
       "C7");
   const std::vector<std::int64_t> backwards = {1, 0};
   EXPECT_EQ(clause(lwc::contracts::check_enumeration(span(0, 1), 2, absl::OkStatus(), backwards)), "C8");
-  EXPECT_EQ(clause(lwc::contracts::check_box_count(lwc::Int2{0, 0}, lwc::Int2{kMax, 1}, std::uint64_t{0})),
+  EXPECT_EQ(clause(lwc::contracts::check_box_count(lwc::Point2{0, 0}, lwc::Point2{kMax, 1}, std::uint64_t{0})),
             "C9");
 }
 
@@ -390,13 +390,13 @@ TEST(ValueTypes, SpansAndBoxesCompareEveryField) {  // C9
 // Found by the mutation runner (tests/mutants/cover.txt, C9_reversed_y_named_x): a reversed axis is named by
 // its own letter on every axis, not only on z.
 TEST(Box, C9_EachReversedAxisIsNamedByItsOwnLetter) {  // C9 C4
-  const auto x = lwc::cover(lwc::Int2{5, 0}, lwc::Int2{4, 1}, k1000);
+  const auto x = lwc::cover(lwc::Point2{5, 0}, lwc::Point2{4, 1}, k1000);
   EXPECT_EQ(x.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StartsWith(x.status().message(), "axis x")) << x.status();
-  const auto y = lwc::cover(lwc::Int3{0, 5, 0}, lwc::Int3{1, 4, 1}, k1000);
+  const auto y = lwc::cover(lwc::Point3{0, 5, 0}, lwc::Point3{1, 4, 1}, k1000);
   EXPECT_EQ(y.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StartsWith(y.status().message(), "axis y")) << y.status();
-  const auto closed = lwc::cover_closed(lwc::Int2{0, 5}, lwc::Int2{1, 3}, k1000);
+  const auto closed = lwc::cover_closed(lwc::Point2{0, 5}, lwc::Point2{1, 3}, k1000);
   EXPECT_EQ(closed.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StartsWith(closed.status().message(), "axis y")) << closed.status();
 }

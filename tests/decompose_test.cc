@@ -140,12 +140,12 @@ TEST(Split, ReciprocalPathMatchesDivisionNearEveryPowerOfTwo) {  // D7
 }
 
 TEST(Split, TwoAndThreeDimensionsSplitEachAxis) {  // D8
-  const auto p2 = split(lwc::Int2{-1, 1000}, k1000);
-  EXPECT_EQ(p2.chunk, (lwc::Int2{-1, 1}));
-  EXPECT_EQ(p2.local, (lwc::Int2{999, 0}));
-  const auto p3 = split(lwc::Int3{kMin, -1, 17}, ChunkSize::of<16>());
-  EXPECT_EQ(p3.chunk, (lwc::Int3{kMin / 16, -1, 1}));
-  EXPECT_EQ(p3.local, (lwc::Int3{0, 15, 1}));
+  const auto p2 = split(lwc::Point2{-1, 1000}, k1000);
+  EXPECT_EQ(p2.chunk, (lwc::Point2{-1, 1}));
+  EXPECT_EQ(p2.local, (lwc::Point2{999, 0}));
+  const auto p3 = split(lwc::Point3{kMin, -1, 17}, ChunkSize::of<16>());
+  EXPECT_EQ(p3.chunk, (lwc::Point3{kMin / 16, -1, 1}));
+  EXPECT_EQ(p3.local, (lwc::Point3{0, 15, 1}));
 }
 
 TEST(Split, BatchRefusesMismatchedOutput) {  // D11
@@ -168,21 +168,21 @@ std::string text(const T& v) {
 TEST(Printing, ValuesPrintReadably) {
   // Failure messages of tests and engine logs depend on these.
   EXPECT_EQ(text(split(-1, k1000)), "(chunk -1, local 999)");
-  EXPECT_EQ(text(lwc::Int2{-1, 2}), "(-1, 2)");
-  EXPECT_EQ(text(lwc::Int3{kMin, 0, kMax}), "(-9223372036854775808, 0, 9223372036854775807)");
+  EXPECT_EQ(text(lwc::Point2{-1, 2}), "(-1, 2)");
+  EXPECT_EQ(text(lwc::Point3{kMin, 0, kMax}), "(-9223372036854775808, 0, 9223372036854775807)");
   EXPECT_EQ(text(k1000), "1000");
 }
 
 TEST(Values, EqualityComparesEveryField) {
   EXPECT_NE((ChunkPoint{1, 2}), (ChunkPoint{0, 2}));
   EXPECT_NE((ChunkPoint{1, 2}), (ChunkPoint{1, 3}));
-  EXPECT_NE((lwc::Int2{1, 2}), (lwc::Int2{0, 2}));
-  EXPECT_NE((lwc::Int2{1, 2}), (lwc::Int2{1, 3}));
-  EXPECT_NE((lwc::Int3{1, 2, 3}), (lwc::Int3{0, 2, 3}));
-  EXPECT_NE((lwc::Int3{1, 2, 3}), (lwc::Int3{1, 0, 3}));
-  EXPECT_NE((lwc::Int3{1, 2, 3}), (lwc::Int3{1, 2, 0}));
-  EXPECT_LT((lwc::Int2{0, 5}), (lwc::Int2{1, 0}));
-  EXPECT_LT((lwc::Int3{0, 0, 5}), (lwc::Int3{0, 1, 0}));
+  EXPECT_NE((lwc::Point2{1, 2}), (lwc::Point2{0, 2}));
+  EXPECT_NE((lwc::Point2{1, 2}), (lwc::Point2{1, 3}));
+  EXPECT_NE((lwc::Point3{1, 2, 3}), (lwc::Point3{0, 2, 3}));
+  EXPECT_NE((lwc::Point3{1, 2, 3}), (lwc::Point3{1, 0, 3}));
+  EXPECT_NE((lwc::Point3{1, 2, 3}), (lwc::Point3{1, 2, 0}));
+  EXPECT_LT((lwc::Point2{0, 5}), (lwc::Point2{1, 0}));
+  EXPECT_LT((lwc::Point3{0, 0, 5}), (lwc::Point3{0, 1, 0}));
   const lwc::ChunkPoint2 a{{1, 2}, {3, 4}};
   EXPECT_NE(a, (lwc::ChunkPoint2{{1, 2}, {3, 5}}));
   EXPECT_NE(a, (lwc::ChunkPoint2{{0, 2}, {3, 4}}));
@@ -293,14 +293,14 @@ TEST(CellOf, ExactAtTheInt64Ends) {  // D9
 TEST(CellOf, BatchRefusesMismatchedOutput) {  // D11
   const std::vector<double> vs = {0.5, -0.5};
   std::vector<std::int64_t> out(1, 7);
-  EXPECT_EQ(lwc::cells_of(vs, *lwc::CellSize::create(1.0), out).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(lwc::cell_of_all(vs, *lwc::CellSize::create(1.0), out).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(out[0], 7);
 }
 
 TEST(CellOf, BatchNamesTheFailingIndex) {  // D11
   const std::vector<double> vs = {0.5, -0.5, std::numeric_limits<double>::quiet_NaN()};
   std::vector<std::int64_t> out(3);
-  const absl::Status s = lwc::cells_of(vs, *lwc::CellSize::create(1.0), out);
+  const absl::Status s = lwc::cell_of_all(vs, *lwc::CellSize::create(1.0), out);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("input 2"), absl::string_view::npos) << s;
 }
@@ -308,7 +308,7 @@ TEST(CellOf, BatchNamesTheFailingIndex) {  // D11
 }  // namespace
 
 // The value types compare every field: objects that differ in exactly one field are unequal, and the
-// ordering of Int2 and Int3 is lexicographic with x first (their std::map and sort order).
+// ordering of Point2 and Point3 is lexicographic with x first (their std::map and sort order).
 namespace {
 
 TEST(ValueTypes, ChunkPointComparesChunkAndLocal) {  // D1 (the result type of split)
@@ -318,29 +318,29 @@ TEST(ValueTypes, ChunkPointComparesChunkAndLocal) {  // D1 (the result type of s
   EXPECT_NE(p, (lwc::ChunkPoint{3, 9}));
 }
 
-TEST(ValueTypes, Int2AndInt3CompareEveryAxis) {  // D8
-  const lwc::Int2 a{1, 2};
-  EXPECT_EQ(a, (lwc::Int2{1, 2}));
-  EXPECT_NE(a, (lwc::Int2{9, 2}));
-  EXPECT_NE(a, (lwc::Int2{1, 9}));
-  EXPECT_LT(a, (lwc::Int2{1, 3}));   // x equal: y decides
-  EXPECT_GT(a, (lwc::Int2{0, 99}));  // x decides first
-  const lwc::Int3 b{1, 2, 3};
-  EXPECT_EQ(b, (lwc::Int3{1, 2, 3}));
-  EXPECT_NE(b, (lwc::Int3{9, 2, 3}));
-  EXPECT_NE(b, (lwc::Int3{1, 9, 3}));
-  EXPECT_NE(b, (lwc::Int3{1, 2, 9}));
-  EXPECT_LT(b, (lwc::Int3{1, 2, 4}));   // x, y equal: z decides
-  EXPECT_LT(b, (lwc::Int3{1, 3, 0}));   // x equal: y decides before z
-  EXPECT_GT(b, (lwc::Int3{0, 99, 99}));
+TEST(ValueTypes, Point2AndPoint3CompareEveryAxis) {  // D8
+  const lwc::Point2 a{1, 2};
+  EXPECT_EQ(a, (lwc::Point2{1, 2}));
+  EXPECT_NE(a, (lwc::Point2{9, 2}));
+  EXPECT_NE(a, (lwc::Point2{1, 9}));
+  EXPECT_LT(a, (lwc::Point2{1, 3}));   // x equal: y decides
+  EXPECT_GT(a, (lwc::Point2{0, 99}));  // x decides first
+  const lwc::Point3 b{1, 2, 3};
+  EXPECT_EQ(b, (lwc::Point3{1, 2, 3}));
+  EXPECT_NE(b, (lwc::Point3{9, 2, 3}));
+  EXPECT_NE(b, (lwc::Point3{1, 9, 3}));
+  EXPECT_NE(b, (lwc::Point3{1, 2, 9}));
+  EXPECT_LT(b, (lwc::Point3{1, 2, 4}));   // x, y equal: z decides
+  EXPECT_LT(b, (lwc::Point3{1, 3, 0}));   // x equal: y decides before z
+  EXPECT_GT(b, (lwc::Point3{0, 99, 99}));
 }
 
 TEST(ValueTypes, ChunkPoint2And3CompareChunkAndLocal) {  // D8
-  const lwc::ChunkPoint2 p = lwc::split(lwc::Int2{-1, 1000}, k1000);
+  const lwc::ChunkPoint2 p = lwc::split(lwc::Point2{-1, 1000}, k1000);
   EXPECT_EQ(p, (lwc::ChunkPoint2{{-1, 1}, {999, 0}}));
   EXPECT_NE(p, (lwc::ChunkPoint2{{-1, 0}, {999, 0}}));   // chunk differs
   EXPECT_NE(p, (lwc::ChunkPoint2{{-1, 1}, {999, 1}}));   // local differs
-  const lwc::ChunkPoint3 q = lwc::split(lwc::Int3{-1, 1000, 1}, k1000);
+  const lwc::ChunkPoint3 q = lwc::split(lwc::Point3{-1, 1000, 1}, k1000);
   EXPECT_EQ(q, (lwc::ChunkPoint3{{-1, 1, 0}, {999, 0, 1}}));
   EXPECT_NE(q, (lwc::ChunkPoint3{{-1, 1, 1}, {999, 0, 1}}));
   EXPECT_NE(q, (lwc::ChunkPoint3{{-1, 1, 0}, {999, 0, 2}}));
@@ -352,12 +352,34 @@ TEST(ValueTypes, ChunkPoint2And3CompareChunkAndLocal) {  // D8
 TEST(CellOf, D11_BatchRefusesLongerOutput) {  // D11
   const std::vector<double> vs = {0.5, -0.5};
   std::vector<std::int64_t> out(3, 7);
-  EXPECT_EQ(lwc::cells_of(vs, *lwc::CellSize::create(1.0), out).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(lwc::cell_of_all(vs, *lwc::CellSize::create(1.0), out).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(out, (std::vector<std::int64_t>{7, 7, 7}));
   const std::vector<std::int64_t> xs = {-1, 0, 1};
   std::vector<ChunkPoint> points(4, ChunkPoint{7, 7});
   EXPECT_EQ(lwc::split_all(xs, k1000, points).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(points[0], (ChunkPoint{7, 7}));
+}
+
+// A refused batch writes nothing, whichever input fails and wherever it is: the last one, an infinity or NaN
+// (refused by the bit pass and then by cell_of), or a finite value whose cell is outside int64 (past the
+// 2^62-cell band, judged exactly), after valid inputs whose cells would have been written first.
+TEST(CellOf, D11_RefusedBatchWritesNothing) {  // D11
+  const double kInf = std::numeric_limits<double>::infinity();
+  const double kBad[] = {kInf, -kInf, std::numeric_limits<double>::quiet_NaN(), 0x1p63, -0x1p63 - 0x1p11,
+                         std::numeric_limits<double>::max()};
+  for (const double bad : kBad) {
+    const std::vector<double> vs = {0.5, -1.5, 0x1p62, -0x1p63, bad};
+    std::vector<std::int64_t> out(vs.size(), 7);
+    const absl::Status s = lwc::cell_of_all(vs, *lwc::CellSize::create(1.0), out);
+    EXPECT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.message().find("input 4"), std::string_view::npos) << s;
+    EXPECT_EQ(out, std::vector<std::int64_t>(vs.size(), 7)) << bad;
+  }
+  // Past the band but inside int64: judged exactly, then written.
+  const std::vector<double> edge = {0x1p62, -0x1p63, 0x1p63 - 1024};
+  std::vector<std::int64_t> out(edge.size(), 7);
+  ASSERT_TRUE(lwc::cell_of_all(edge, *lwc::CellSize::create(1.0), out).ok());
+  EXPECT_EQ(out, (std::vector<std::int64_t>{std::int64_t{1} << 62, INT64_MIN, INT64_MAX - 1023}));
 }
 
 // lwc/exact_fp.h: the bit-level classification and stepping that cell_of, box validation and rebase rest on under the

@@ -76,7 +76,7 @@ struct Track {
   std::vector<ChunkRun> pending_before;  // at the start of the commit in progress
   Ended ended = Ended::kNone;            // the commit that just ended: the next "pending" is its state after
   std::vector<ChunkRun> batch;           // the model's batch of that commit
-  std::vector<Int2> marked_during;
+  std::vector<Point2> marked_during;
 };
 
 // One committer as its events have driven it.
@@ -118,10 +118,10 @@ std::string runs_text(std::span<const ChunkRun> runs) {
   return out + "]";
 }
 
-std::string chunks_text(const std::set<Int2>& chunks) {
+std::string chunks_text(const std::set<Point2>& chunks) {
   std::string out = "{";
   bool first = true;
-  for (const Int2 c : chunks) {
+  for (const Point2 c : chunks) {
     absl::StrAppend(&out, first ? "" : ", ", "(", c.x, ", ", c.y, ")");
     first = false;
   }
@@ -162,7 +162,7 @@ std::optional<CommitModel> model_of(std::int64_t chunk_size, std::span<const Chu
       if (__builtin_mul_overflow(x, chunk_size, &cx) || __builtin_mul_overflow(run.y, chunk_size, &cy)) {
         return std::nullopt;
       }
-      m.mark(Int2{cx, cy});
+      m.mark(Point2{cx, cy});
       if (x == run.x_last) break;
     }
   }
@@ -221,7 +221,7 @@ absl::Status on_mark(const TraceRecord& r, contracts::Session& session, Judgemen
   if (cell.size() != 2) {
     return absl::InvalidArgumentError(absl::StrCat("in.cell holds ", cell.size(), " coordinates, not 2"));
   }
-  const Int2 c{cell[0], cell[1]};
+  const Point2 c{cell[0], cell[1]};
   if (r.has("out", "chunk")) {
     std::vector<std::int64_t> chunk;
     LWC_RETURN_IF_ERROR(r.int64s("out", "chunk", chunk));
@@ -229,9 +229,9 @@ absl::Status on_mark(const TraceRecord& r, contracts::Session& session, Judgemen
       return absl::InvalidArgumentError(absl::StrCat("out.chunk holds ", chunk.size(), " coordinates, not 2"));
     }
     j.checked = kMarkClauses;
-    j.verdict = contracts::check_chunk_of(c, s.chunk_size, Int2{chunk[0], chunk[1]});
+    j.verdict = contracts::check_chunk_of(c, s.chunk_size, Point2{chunk[0], chunk[1]});
     if (!j.verdict.ok()) {
-      const Int2 want = s.contract.model->chunk_of(c);
+      const Point2 want = s.contract.model->chunk_of(c);
       j.input = absl::StrCat("cell (", c.x, ", ", c.y, "), chunk size ", s.chunk_size);
       j.expected = absl::StrCat("chunk (", want.x, ", ", want.y, ")");
       j.got = absl::StrCat("chunk (", chunk[0], ", ", chunk[1], ")");
@@ -291,8 +291,8 @@ void end_commit(Track& t, const CommitModel::Plan& plan, bool failed) {
   const CommitModel::Outcome outcome = t.model->commit(plan);
   if (outcome.prepared.empty()) {
     // Nothing was pending: such a commit returns at once, so its "marks during" are plain marks.
-    for (const std::vector<Int2>& marks : plan.marks_during) {
-      for (const Int2 cell : marks) t.model->mark(cell);
+    for (const std::vector<Point2>& marks : plan.marks_during) {
+      for (const Point2 cell : marks) t.model->mark(cell);
     }
   }
   t.batch = outcome.prepared;
@@ -432,7 +432,7 @@ std::vector<absl::Status> pending_verdicts(const CommitSession& s, const Track& 
     v.push_back(contracts::check_successful_commit(t.pending_before, t.batch, t.batch, 0, 1, t.marked_during, runs));
   }
   if (ended != Track::Ended::kNone) v.push_back(contracts::check_generations(t.marked_during, runs));
-  const std::vector<Int2> dirty(t.model->dirty().begin(), t.model->dirty().end());
+  const std::vector<Point2> dirty(t.model->dirty().begin(), t.model->dirty().end());
   v.push_back(contracts::check_runs(dirty, runs));
   return v;
 }

@@ -193,11 +193,11 @@ absl::Status judge_split_axes(const TraceRecord& r, Judgement& j) {
   }
   const std::size_t axes = p.size();
   if (axes == 2) {
-    j.verdict = contracts::check_split_axes(Int2{p[0], p[1]}, size,
+    j.verdict = contracts::check_split_axes(Point2{p[0], p[1]}, size,
                                             ChunkPoint2{{chunk[0], chunk[1]}, {local[0], local[1]}});
   } else {
     j.verdict = contracts::check_split_axes(
-        Int3{p[0], p[1], p[2]}, size, ChunkPoint3{{chunk[0], chunk[1], chunk[2]}, {local[0], local[1], local[2]}});
+        Point3{p[0], p[1], p[2]}, size, ChunkPoint3{{chunk[0], chunk[1], chunk[2]}, {local[0], local[1], local[2]}});
   }
   if (!j.verdict.ok()) {
     j.input = absl::StrCat("p = ", list(p), ", size = ", size);

@@ -29,12 +29,12 @@ from array import array
 __all__ = ["LwcError", "Cancelled", "Unknown", "InvalidArgument", "WrongType", "DeadlineExceeded", "NotFound",
            "AlreadyExists", "PermissionDenied", "ResourceExhausted", "FailedPrecondition", "Aborted", "OutOfRange",
            "Unimplemented", "Internal", "Unavailable", "DataLoss", "Unauthenticated", "BufferTooSmall",
-           "abi_version", "split", "split_all", "cell_of", "cells_of", "cover", "cover_closed", "count",
+           "abi_version", "split", "split_all", "cell_of", "cell_of_all", "cover", "cover_closed", "count",
            "find_pairs2", "find_pairs3", "Pairs", "PersistentGrid2", "PersistentGrid3", "Handle", "Filter",
            "Contact", "QueryHit", "RayHit", "Events", "OriginCoordinator2", "OriginCoordinator3", "Committer",
            "ABI_VERSION"]
 
-ABI_VERSION = 2  # LWC_ABI_VERSION of the lwc.h this module was written for
+ABI_VERSION = 3  # LWC_ABI_VERSION of the lwc.h this module was written for
 
 OK, INVALID_ARGUMENT, NOT_FOUND, RESOURCE_EXHAUSTED = 0, 3, 5, 8
 FAILED_PRECONDITION, ABORTED, OUT_OF_RANGE, UNKNOWN, BUFFER_TOO_SMALL = 9, 10, 11, 2, 100
@@ -248,7 +248,7 @@ def _struct(name, fields):
 
 
 ChunkPoint = _struct("ChunkPoint", [("chunk", _i64), ("local", _i64)])
-Int2 = _struct("Int2", [("x", _i64), ("y", _i64)])
+Point2 = _struct("Point2", [("x", _i64), ("y", _i64)])
 ChunkSpan = _struct("ChunkSpan", [("first", _i64), ("last", _i64)])
 _Box = {d: _struct(f"Box{d}", [("min", _f64 * d), ("max", _f64 * d)]) for d in (2, 3)}
 _FloatBox = {d: _struct(f"FloatBox{d}", [("min", _f32 * d), ("max", _f32 * d)]) for d in (2, 3)}
@@ -295,7 +295,7 @@ _SIGNATURES = {
     "lwc_split": (_int, [_i64, _i64, _P(ChunkPoint)]),
     "lwc_split_all": (_int, [_V, _size, _i64, _V]),
     "lwc_cell_of": (_int, [_f64, _f64, _P(_i64)]),
-    "lwc_cells_of": (_int, [_V, _size, _f64, _V]),
+    "lwc_cell_of_all": (_int, [_V, _size, _f64, _V]),
     "lwc_cover": (_int, [_i64, _i64, _i64, _P(ChunkSpan), _P(_int)]),
     "lwc_cover_closed": (_int, [_i64, _i64, _i64, _P(ChunkSpan), _P(_int)]),
     "lwc_count": (_int, [ChunkSpan, _P(_u64)]),
@@ -307,7 +307,7 @@ _SIGNATURES = {
     "lwc_view_config_default": (ViewConfig, []),
     "lwc_committer_create": (_int, [_i64, _P(_V)]),
     "lwc_committer_destroy": (_int, [_V]),
-    "lwc_committer_mark": (_int, [_V, Int2]),
+    "lwc_committer_mark": (_int, [_V, Point2]),
     "lwc_committer_pending_chunks": (_int, [_V, _P(_size)]),
     "lwc_committer_pending_runs": (_int, [_V, _P(ChunkRun), _size, _P(_size)]),
     "lwc_committer_commit": (_int, [_V, PrepareFn, _V, _i64, _P(CommitReport)]),
@@ -418,12 +418,12 @@ def cell_of(v, h):
     return out.value
 
 
-def cells_of(vs, h):
+def cell_of_all(vs, h):
     """[cell_of(v, h) for v in vs], in one C call (D11); an array('d') is read in place."""
-    data = vs if isinstance(vs, array) and vs.typecode == "d" else _reals("lwc.cells_of", list(vs),
+    data = vs if isinstance(vs, array) and vs.typecode == "d" else _reals("lwc.cell_of_all", list(vs),
                                                                            lambda i: f"vs[{i}]")
     out = array("q", bytes(8 * len(data)))
-    _check(_lib.lwc_cells_of(data.buffer_info()[0], len(data), _real("lwc.cells_of: h", h), out.buffer_info()[0]))
+    _check(_lib.lwc_cell_of_all(data.buffer_info()[0], len(data), _real("lwc.cell_of_all: h", h), out.buffer_info()[0]))
     return out.tolist()
 
 
@@ -1012,7 +1012,7 @@ class Committer(_Owned):
         _check(_lib.lwc_committer_create(_int64("lwc.Committer: chunk_size", chunk_size), ctypes.byref(self._h)))
 
     def mark(self, x, y):
-        _check(_lib.lwc_committer_mark(self._h, Int2(_int64("lwc.Committer.mark: x", x),
+        _check(_lib.lwc_committer_mark(self._h, Point2(_int64("lwc.Committer.mark: x", x),
                                                      _int64("lwc.Committer.mark: y", y))))
 
     def pending_chunks(self):

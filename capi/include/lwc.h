@@ -5,7 +5,7 @@
  * commit.md) for engines and languages that cannot `import lwc;`. Spec of what this layer adds:
  * docs/c_api.md (clauses F1-F6); every call's contract clauses: the reference table there.
  *
- * Naming: lwc_<C++ name>. A C++ overload on the dimension takes the suffix of its C++ type (Int2, Box2,
+ * Naming: lwc_<C++ name>. A C++ overload on the dimension takes the suffix of its C++ type (Point2, Box2,
  * WorldPosition2): lwc_split2, lwc_cover3, lwc_find_pairs2. A C++ class becomes an opaque handle type
  * lwc_<class> (snake_case, with the dimension digit for class templates: lwc_persistent_grid2,
  * lwc_origin_coordinator3, lwc_committer); its create() is lwc_<class>_create, each member function
@@ -42,7 +42,7 @@ extern "C" {
 
 /* The ABI version of this header: lwc_abi_version() returns the version the library was built with.
  * It changes whenever a struct, a signature or a code's meaning changes. */
-#define LWC_ABI_VERSION 2
+#define LWC_ABI_VERSION 3
 
 #if defined(LWC_C_BUILDING) && defined(__GNUC__)
 #define LWC_API __attribute__((visibility("default")))
@@ -124,8 +124,8 @@ LWC_API lwc_status lwc_split_all(const int64_t* xs, size_t n, int64_t size, lwc_
 /* cell_of(v, h): the n with n * h <= v < (n + 1) * h exactly (D9, D10). InvalidArgument for a NaN or
  * infinite v or an h that is not finite and positive; OutOfRange when n is not an int64. */
 LWC_API lwc_status lwc_cell_of(double v, double h, int64_t* out);
-/* cells_of: out[i] = cell_of(vs[i], h) (D11). On an error, nothing is written (checked first, F3). */
-LWC_API lwc_status lwc_cells_of(const double* vs, size_t n, double h, int64_t* out);
+/* cell_of_all: out[i] = cell_of(vs[i], h) (D11). On an error, nothing is written (checked first, F3). */
+LWC_API lwc_status lwc_cell_of_all(const double* vs, size_t n, double h, int64_t* out);
 
 /* ---------------------------------------------------------------------------------------------------
  * lwc.cover (docs/cover.md). A span is [first, last], first <= last; "no chunks" is *nonempty == 0. */

@@ -269,7 +269,7 @@ void BroadPhase::aabbTest(const btVector3& aabbMin, const btVector3& aabbMax, bt
 
 void BroadPhase::calculateOverlappingPairs(btDispatcher* dispatcher) {
   Impl& m = *impl_;
-  if (absl::Status s = m.grid.update(m.events); !s.ok()) {
+  if (absl::Status s = m.grid.update_into(m.events); !s.ok()) {
     // Nothing changed (E4): the operations stay pending and the cache keeps the last update's pairs.
     m.refuse(RefusedCall::kCalculateOverlappingPairs, nullptr, std::move(s));
     return;

@@ -67,7 +67,7 @@ absl::StatusOr<std::vector<std::uint32_t>> ray_hits(const std::vector<lwc::Box<D
     handles.push_back(*h);
   }
   lwc::ContactEvents events;
-  if (absl::Status s = grid->update(events); !s.ok()) return s;
+  if (absl::Status s = grid->update_into(events); !s.ok()) return s;
   std::vector<std::uint32_t> hits;
   absl::Status s = grid->raycast(ray, [&](lwc::Handle, lwc::UserData user, double) {
     hits.push_back(static_cast<std::uint32_t>(user));

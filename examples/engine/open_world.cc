@@ -132,13 +132,13 @@ int main() {
 
     // 1. Streaming: the cells of the window [player - r, player + r] (closed: its far end may be the
     //    last representable centimetre), under a budget checked before the first load.
-    const lwc::Int2 lo{player.units[0] - kStreamRadius, player.units[1] - kStreamRadius};
-    const lwc::Int2 hi{player.units[0] + kStreamRadius, player.units[1] + kStreamRadius};
+    const lwc::Point2 lo{player.units[0] - kStreamRadius, player.units[1] - kStreamRadius};
+    const lwc::Point2 hi{player.units[0] + kStreamRadius, player.units[1] + kStreamRadius};
     const absl::StatusOr<std::optional<lwc::ChunkBox2>> window = lwc::cover_closed(lo, hi, kCell);
     expect(window.ok() && window->has_value(), "the streaming window has cells");
     if (window.ok() && window->has_value()) {
       expect_ok(lwc::for_each_chunk(**window, lwc::ChunkBudget::of<kMaxCellsPerFrame>(),
-                                    [&](lwc::Int2 c) { view->load({c.x, c.y}); }),
+                                    [&](lwc::Point2 c) { view->load({c.x, c.y}); }),
                 "streaming within budget");
     }
 
@@ -193,7 +193,7 @@ int main() {
 
     // 4. Terrain edits: the player digs a 3 x 3 patch of 1 m tiles under itself; every few frames the
     //    dirty chunks are baked and published in one swap.
-    const lwc::ChunkPoint2 tile = lwc::split(lwc::Int2{player.units[0], player.units[1]}, kTile);
+    const lwc::ChunkPoint2 tile = lwc::split(lwc::Point2{player.units[0], player.units[1]}, kTile);
     for (std::int64_t dy = -1; dy <= 1; ++dy) {
       for (std::int64_t dx = -1; dx <= 1; ++dx) terrain.mark({tile.chunk.x + dx, tile.chunk.y + dy});
     }

@@ -140,7 +140,7 @@ int main() {
     }
 
     // 2. The events since the previous frame, each pair once, in canonical order (E1).
-    if (absl::Status s = grid.update(events); !s.ok()) {
+    if (absl::Status s = grid.update_into(events); !s.ok()) {
       std::printf("update: %s\n", s.ToString().c_str());
       return 1;
     }

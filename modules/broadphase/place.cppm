@@ -26,6 +26,7 @@ module;
 #include "lwc/kernels.h"
 export module lwc.broadphase:place;
 
+export import lwc.budget;
 import lwc.decompose;
 import :box;
 

@@ -39,10 +39,26 @@
 #include "absl/strings/str_cat.h"
 #include "lwc/kernels.h"
 // ... and imports these.
+#include "lwc/budget.h"
 #include "lwc/decompose.h"
 #endif
 
+namespace lwc::internal {
+
+// The commit's budget (lwc/budget.h): runs per commit.
+struct RunBudgetTag {
+  using Count = std::int64_t;
+  static constexpr Count kMin = 1;
+  static constexpr const char* kName = "run budget";
+  static constexpr const char* kWhy = ": a commit could never make progress";
+  static constexpr const char* kClause = "T8";
+};
+
+}  // namespace lwc::internal
+
 LWC_EXPORT namespace lwc {
+
+using RunBudget = Budget<internal::RunBudgetTag>;
 
 // ChunkRun
 //
@@ -67,7 +83,7 @@ struct ChunkRun {
     return span == std::numeric_limits<std::uint64_t>::max() ? span : span + 1;
   }
 
-  [[nodiscard]] constexpr bool contains(Int2 chunk) const noexcept {
+  [[nodiscard]] constexpr bool contains(Point2 chunk) const noexcept {
     return chunk.y == y && x_first <= chunk.x && chunk.x <= x_last;
   }
 
@@ -84,7 +100,7 @@ namespace lwc::internal {
 
 // Row-major order of chunks, the order of runs: by y, then by x.
 struct RowMajor {  // LCOV_EXCL_LINE: clang maps this line to the implicit special members of a trivially copyable type, and the unused ones are never emitted
-  [[nodiscard]] constexpr bool operator()(Int2 a, Int2 b) const noexcept {
+  [[nodiscard]] constexpr bool operator()(Point2 a, Point2 b) const noexcept {
     return a.y != b.y ? a.y < b.y : a.x < b.x;
   }
 };
@@ -97,7 +113,7 @@ struct RowMajor {  // LCOV_EXCL_LINE: clang maps this line to the implicit speci
 // Invariant: chunk.x > run.x_last when the rows agree, so chunk.x - 1 cannot overflow; and a run that
 // ends at INT64_MAX is never extended, because no column follows it.
 // The kernel (modules/lwc/kernels.h) is the code proved by proofs/commit_proof.cc.
-[[nodiscard]] constexpr bool extends(const ChunkRun& run, Int2 chunk) noexcept {
+[[nodiscard]] constexpr bool extends(const ChunkRun& run, Point2 chunk) noexcept {
   return kernels::extends_run(kernels::MachineOps<std::int64_t>{}, run, chunk);
 }
 
@@ -116,7 +132,7 @@ struct RunsOut {
 // tilemap dirty-chunk example's own remedy for a pending set that keeps growing), so that merging is one
 // linear sweep. Thread-safe: every member takes the lock.
 class DirtySet {
-  using Map = absl::btree_map<Int2, std::uint64_t, RowMajor>;
+  using Map = absl::btree_map<Point2, std::uint64_t, RowMajor>;
 
  public:
   struct Selection {
@@ -129,7 +145,7 @@ class DirtySet {
     std::size_t chunks_pending;
   };
 
-  void mark(Int2 chunk) {
+  void mark(Point2 chunk) {
     const std::lock_guard<std::mutex> lock(mutex_);
     // Edits are coherent in space: consecutive marks mostly hit one chunk. A repeat of the last mark in
     // the open generation is already recorded, so the tree need not be searched again.
@@ -168,7 +184,7 @@ class DirtySet {
       Map survivors;
       auto run = runs.begin();
       for (const auto& [chunk, marked] : chunks_) {
-        while (run != runs.end() && RowMajor{}(Int2{run->x_last, run->y}, chunk)) ++run;
+        while (run != runs.end() && RowMajor{}(Point2{run->x_last, run->y}, chunk)) ++run;
         if (run == runs.end() || !run->contains(chunk) || marked > generation) {
           survivors.insert(survivors.end(), {chunk, marked});
         }
@@ -177,7 +193,7 @@ class DirtySet {
       chunks_.swap(survivors);
     } else {
       for (const ChunkRun& run : runs) {
-        auto it = chunks_.lower_bound(Int2{run.x_first, run.y});
+        auto it = chunks_.lower_bound(Point2{run.x_first, run.y});
         while (it != chunks_.end() && it->first.y == run.y && it->first.x <= run.x_last) {
           it = it->second <= generation ? chunks_.erase(it) : std::next(it);
         }
@@ -218,7 +234,7 @@ class DirtySet {
   std::uint64_t generation_ = 1;
   // Invariant: if last_generation_ == generation_, chunks_ maps last_chunk_ to generation_ (clearing
   // only erases closed generations, and closing one makes the two differ).
-  Int2 last_chunk_{0, 0};
+  Point2 last_chunk_{0, 0};
   std::uint64_t last_generation_ = 0;
 };
 
@@ -246,8 +262,8 @@ LWC_EXPORT namespace lwc {
 // callers with their own dirty set.
 //
 // Example: merge_runs({{0, 0}, {1, 0}, {0, 1}, {1, 0}}) == {{0, 0, 1}, {1, 0, 0}}.
-[[nodiscard]] inline std::vector<ChunkRun> merge_runs(std::span<const Int2> chunks) {
-  std::vector<Int2> sorted(chunks.begin(), chunks.end());
+[[nodiscard]] inline std::vector<ChunkRun> merge_runs(std::span<const Point2> chunks) {
+  std::vector<Point2> sorted(chunks.begin(), chunks.end());
   std::sort(sorted.begin(), sorted.end(), internal::RowMajor{});
   std::vector<ChunkRun> runs;
   // The sweep is the kernel (modules/lwc/kernels.h) that proofs/commit_proof.cc proves yields the maximal
@@ -330,14 +346,14 @@ class Committer {
   //
   // The chunk holding `cell`: the floor of each coordinate divided by the chunk size (T1), exact for
   // every int64 (lwc.decompose). (-1, -1) is in chunk (-1, -1), not (0, 0).
-  [[nodiscard]] Int2 chunk_of(Int2 cell) const noexcept { return split(cell, size_).chunk; }
+  [[nodiscard]] Point2 chunk_of(Point2 cell) const noexcept { return split(cell, size_).chunk; }
 
   // mark()
   //
   // Marks the chunk of `cell` dirty. A chunk is one entry however often its cells are marked (T2). A
   // mark made while a commit prepares its batch belongs to the next generation: it stays pending after
   // that commit, even if its chunk is in the batch (T6).
-  void mark(Int2 cell) { dirty_.mark(chunk_of(cell)); }
+  void mark(Point2 cell) { dirty_.mark(chunk_of(cell)); }
 
   // pending_chunks(), pending_runs()
   //

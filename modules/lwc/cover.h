@@ -35,6 +35,7 @@
 #include "lwc/kernels.h"
 #include "lwc/walk.h"
 // ... and imports these.
+#include "lwc/budget.h"
 #include "lwc/decompose.h"
 #endif
 
@@ -42,7 +43,22 @@ namespace lwc::internal {
 struct SpanAccess;
 }  // namespace lwc::internal
 
+namespace lwc::internal {
+
+// The cover's budget (lwc/budget.h): chunks per for_each_chunk call.
+struct ChunkBudgetTag {
+  using Count = std::uint64_t;
+  static constexpr Count kMin = 0;
+  static constexpr const char* kName = "chunk budget";
+  static constexpr const char* kWhy = "";
+  static constexpr const char* kClause = "C7";
+};
+
+}  // namespace lwc::internal
+
 LWC_EXPORT namespace lwc {
+
+using ChunkBudget = Budget<internal::ChunkBudgetTag>;
 
 // BasicChunkSpan, ChunkSpan
 //
@@ -98,33 +114,42 @@ class BasicChunkSpan {
 
 using ChunkSpan = BasicChunkSpan<std::int64_t>;
 
-// ChunkBox2, ChunkBox3
+// ChunkBox, ChunkBox2, ChunkBox3
 //
 // The chunks of a box: the product of one span per axis (C9). first() and last() are the corners.
-struct ChunkBox2 {
+template <std::size_t D>
+  requires(D == 2 || D == 3)
+struct ChunkBox;
+
+template <>
+struct ChunkBox<2> {
   ChunkSpan x;
   ChunkSpan y;
 
-  [[nodiscard]] constexpr Int2 first() const noexcept { return {x.first(), y.first()}; }
-  [[nodiscard]] constexpr Int2 last() const noexcept { return {x.last(), y.last()}; }
-  friend constexpr bool operator==(const ChunkBox2&, const ChunkBox2&) noexcept = default;
-  friend std::ostream& operator<<(std::ostream& os, const ChunkBox2& b) {
+  [[nodiscard]] constexpr Point<2> first() const noexcept { return {x.first(), y.first()}; }
+  [[nodiscard]] constexpr Point<2> last() const noexcept { return {x.last(), y.last()}; }
+  friend constexpr bool operator==(const ChunkBox&, const ChunkBox&) noexcept = default;
+  friend std::ostream& operator<<(std::ostream& os, const ChunkBox& b) {
     return os << "{x " << b.x << ", y " << b.y << "}";
   }
 };
 
-struct ChunkBox3 {
+template <>
+struct ChunkBox<3> {
   ChunkSpan x;
   ChunkSpan y;
   ChunkSpan z;
 
-  [[nodiscard]] constexpr Int3 first() const noexcept { return {x.first(), y.first(), z.first()}; }
-  [[nodiscard]] constexpr Int3 last() const noexcept { return {x.last(), y.last(), z.last()}; }
-  friend constexpr bool operator==(const ChunkBox3&, const ChunkBox3&) noexcept = default;
-  friend std::ostream& operator<<(std::ostream& os, const ChunkBox3& b) {
+  [[nodiscard]] constexpr Point<3> first() const noexcept { return {x.first(), y.first(), z.first()}; }
+  [[nodiscard]] constexpr Point<3> last() const noexcept { return {x.last(), y.last(), z.last()}; }
+  friend constexpr bool operator==(const ChunkBox&, const ChunkBox&) noexcept = default;
+  friend std::ostream& operator<<(std::ostream& os, const ChunkBox& b) {
     return os << "{x " << b.x << ", y " << b.y << ", z " << b.z << "}";
   }
 };
+
+using ChunkBox2 = ChunkBox<2>;
+using ChunkBox3 = ChunkBox<3>;
 
 }  // namespace lwc
 
@@ -263,23 +288,23 @@ LWC_EXPORT namespace lwc {
 // The box of half-open (or closed) ranges [min.a, max.a) on every axis a, covered axis by axis with the
 // same size (C9). InvalidArgument, naming the axis, when any axis is reversed; otherwise std::nullopt
 // when any axis is empty; otherwise the per-axis spans.
-[[nodiscard]] inline absl::StatusOr<std::optional<ChunkBox2>> cover(Int2 min, Int2 max_exclusive,
+[[nodiscard]] inline absl::StatusOr<std::optional<ChunkBox2>> cover(Point2 min, Point2 max_exclusive,
                                                                     ChunkSize size) {
   return internal::cover_box<ChunkBox2>(
       min, max_exclusive, size, [](std::int64_t a, std::int64_t b, ChunkSize s) { return cover(a, b, s); });
 }
-[[nodiscard]] inline absl::StatusOr<std::optional<ChunkBox3>> cover(Int3 min, Int3 max_exclusive,
+[[nodiscard]] inline absl::StatusOr<std::optional<ChunkBox3>> cover(Point3 min, Point3 max_exclusive,
                                                                     ChunkSize size) {
   return internal::cover_box<ChunkBox3>(
       min, max_exclusive, size, [](std::int64_t a, std::int64_t b, ChunkSize s) { return cover(a, b, s); });
 }
-[[nodiscard]] inline absl::StatusOr<std::optional<ChunkBox2>> cover_closed(Int2 min, Int2 max_inclusive,
+[[nodiscard]] inline absl::StatusOr<std::optional<ChunkBox2>> cover_closed(Point2 min, Point2 max_inclusive,
                                                                            ChunkSize size) {
   return internal::cover_box<ChunkBox2>(
       min, max_inclusive, size,
       [](std::int64_t a, std::int64_t b, ChunkSize s) { return cover_closed(a, b, s); });
 }
-[[nodiscard]] inline absl::StatusOr<std::optional<ChunkBox3>> cover_closed(Int3 min, Int3 max_inclusive,
+[[nodiscard]] inline absl::StatusOr<std::optional<ChunkBox3>> cover_closed(Point3 min, Point3 max_inclusive,
                                                                            ChunkSize size) {
   return internal::cover_box<ChunkBox3>(
       min, max_inclusive, size,
@@ -377,7 +402,7 @@ template <SignedWord T>
 
 // ChunkVisitor
 //
-// What for_each_chunk calls once per chunk: a callable taking the chunk index (int64, Int2 or Int3) and
+// What for_each_chunk calls once per chunk: a callable taking the chunk index (int64, Point2 or Point3) and
 // returning void (visit everything), bool (false stops, and for_each_chunk returns OK) or absl::Status
 // (an error stops, and for_each_chunk returns it).
 template <typename V, typename Chunk>
@@ -427,7 +452,7 @@ LWC_EXPORT namespace lwc {
 // stops early, OK (bool visitor returned false) or the visitor's error (Status visitor).
 //
 // Example:
-//   absl::Status s = lwc::for_each_chunk(box, lwc::ChunkBudget::of<kMaxChunksPerFrame>(), [&](lwc::Int2 c) {
+//   absl::Status s = lwc::for_each_chunk(box, lwc::ChunkBudget::of<kMaxChunksPerFrame>(), [&](lwc::Point2 c) {
 //     return loader.request(c);   // absl::Status: the first failure stops the walk
 //   });
 //
@@ -446,7 +471,7 @@ template <SignedWord T, typename V>
 }
 
 template <typename V>
-  requires ChunkVisitor<V, Int2>
+  requires ChunkVisitor<V, Point2>
 [[nodiscard]] absl::Status for_each_chunk(const ChunkBox2& box, ChunkBudget budget, V&& visit) {
   const std::uint64_t n = internal::count_or_zero(box);
   if (n == 0 || n > budget.value()) [[unlikely]] {
@@ -455,13 +480,13 @@ template <typename V>
   absl::Status status;
   (void)internal::walk_box<2>({box.x.first(), box.y.first()}, {box.x.last(), box.y.last()},
                               [&](const std::array<std::int64_t, 2>& c) {
-                                return internal::visit_one(visit, Int2{c[0], c[1]}, status);
+                                return internal::visit_one(visit, Point2{c[0], c[1]}, status);
                               });
   return status;
 }
 
 template <typename V>
-  requires ChunkVisitor<V, Int3>
+  requires ChunkVisitor<V, Point3>
 [[nodiscard]] absl::Status for_each_chunk(const ChunkBox3& box, ChunkBudget budget, V&& visit) {
   const std::uint64_t n = internal::count_or_zero(box);
   if (n == 0 || n > budget.value()) [[unlikely]] {
@@ -470,7 +495,7 @@ template <typename V>
   absl::Status status;
   (void)internal::walk_box<3>({box.x.first(), box.y.first(), box.z.first()},
                               {box.x.last(), box.y.last(), box.z.last()}, [&](const std::array<std::int64_t, 3>& c) {
-                                return internal::visit_one(visit, Int3{c[0], c[1], c[2]}, status);
+                                return internal::visit_one(visit, Point3{c[0], c[1], c[2]}, status);
                               });
   return status;
 }

@@ -162,42 +162,53 @@ struct BasicChunkPoint {  // LCOV_EXCL_LINE: clang maps this line to the implici
 
 using ChunkPoint = BasicChunkPoint<std::int64_t>;
 
-// Int2, Int3
+// Point, Point2, Point3
 //
-// Integer coordinates (cells, chunks, offsets) in 2D and 3D.
-struct Int2 {
+// Integer coordinates (cells, chunks, offsets) in D = 2 or 3 dimensions: named fields x, y (and z), so
+// that a call site reads as the article's formulas do. Point<D> is the dimension-generic name, as Box<D>
+// is the broad phase's.
+template <std::size_t D>
+  requires(D == 2 || D == 3)
+struct Point;
+
+template <>
+struct Point<2> {
   std::int64_t x;
   std::int64_t y;
 
-  friend constexpr bool operator==(const Int2&, const Int2&) noexcept = default;
-  friend constexpr auto operator<=>(const Int2&, const Int2&) noexcept = default;
-  friend std::ostream& operator<<(std::ostream& os, const Int2& p) {
+  friend constexpr bool operator==(const Point&, const Point&) noexcept = default;
+  friend constexpr auto operator<=>(const Point&, const Point&) noexcept = default;
+  friend std::ostream& operator<<(std::ostream& os, const Point& p) {
     return os << "(" << p.x << ", " << p.y << ")";
   }
 };
 
-struct Int3 {
+template <>
+struct Point<3> {
   std::int64_t x;
   std::int64_t y;
   std::int64_t z;
 
-  friend constexpr bool operator==(const Int3&, const Int3&) noexcept = default;
-  friend constexpr auto operator<=>(const Int3&, const Int3&) noexcept = default;
-  friend std::ostream& operator<<(std::ostream& os, const Int3& p) {
+  friend constexpr bool operator==(const Point&, const Point&) noexcept = default;
+  friend constexpr auto operator<=>(const Point&, const Point&) noexcept = default;
+  friend std::ostream& operator<<(std::ostream& os, const Point& p) {
     return os << "(" << p.x << ", " << p.y << ", " << p.z << ")";
   }
 };
 
+using Point2 = Point<2>;
+using Point3 = Point<3>;
+
 struct ChunkPoint2 {
-  Int2 chunk;
-  Int2 local;
+  Point2 chunk;
+  Point2 local;
 
   friend constexpr bool operator==(const ChunkPoint2&, const ChunkPoint2&) noexcept = default;
 };
 
 struct ChunkPoint3 {
-  Int3 chunk;
-  Int3 local;
+  Point3 chunk;
+  Point3 local;
 
   friend constexpr bool operator==(const ChunkPoint3&, const ChunkPoint3&) noexcept = default;
 };
@@ -273,12 +284,12 @@ template <SignedWord T>
 // split() in 2D and 3D
 //
 // Each axis is split independently with the same size (D8).
-[[nodiscard]] constexpr ChunkPoint2 split(Int2 p, ChunkSize size) noexcept {
+[[nodiscard]] constexpr ChunkPoint2 split(Point2 p, ChunkSize size) noexcept {
   const ChunkPoint x = split(p.x, size);
   const ChunkPoint y = split(p.y, size);
   return {{x.chunk, y.chunk}, {x.local, y.local}};
 }
-[[nodiscard]] constexpr ChunkPoint3 split(Int3 p, ChunkSize size) noexcept {
+[[nodiscard]] constexpr ChunkPoint3 split(Point3 p, ChunkSize size) noexcept {
   const ChunkPoint x = split(p.x, size);
   const ChunkPoint y = split(p.y, size);
   const ChunkPoint z = split(p.z, size);
@@ -354,122 +365,6 @@ class BasicCellSize {
 };
 
 using CellSize = BasicCellSize<double>;
-
-// Budget, and the budgets of every contract
-//
-// A validated limit on work proportional to the input, the one budget idiom of lwc: `create(n)` returns
-// the budget or InvalidArgument when n is below the least useful limit, `of<N>()` checks a constant at
-// compile time, `unlimited()` is the largest count, `value()` reads it back. Exactly at a budget is
-// always allowed; one over is refused before anything proportional to it is done. Each budget is its own
-// type (a `PairBudget` cannot be passed where a `RunBudget` is meant), told apart by its tag:
-//
-//   ChunkBudget       chunks one for_each_chunk call may visit; any uint64 (0 allows none)    C7
-//   CellBudget        cells one box may span (GridConfig::max_cells_per_box); >= 1             B6, B7
-//   MembershipBudget  (box, cell) registrations of one grid (GridConfig::max_memberships); >= 0 B6, B7
-//   PairBudget        pairs one call may report (GridConfig::max_pairs); >= 0                  B6, B7
-//   RunBudget         runs one commit may publish; >= 1 (zero could never make progress)       T8
-//
-// Example:
-//   absl::StatusOr<lwc::PairBudget> pairs = lwc::PairBudget::create(config.max_pairs);
-//   if (!pairs.ok()) return pairs.status();
-//   constexpr lwc::RunBudget kFour = lwc::RunBudget::of<4>();
-template <typename Tag>
-class Budget {
- public:
-  using Count = typename Tag::Count;
-  static constexpr Count kMin = Tag::kMin;
-
-  // create()
-  //
-  // The budget `limit`, or InvalidArgument when limit < kMin; the message names the budget and clause.
-  [[nodiscard]] static absl::StatusOr<Budget> create(Count limit) {
-    if constexpr (kMin > std::numeric_limits<Count>::min()) {
-      if (limit < kMin) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(Tag::kName, " ", limit, " is below ", kMin, Tag::kWhy, " (", Tag::kClause, ")"));
-      }
-    }
-    return Budget(limit);
-  }
-
-  // of()
-  //
-  // A budget known at compile time; one below kMin does not compile.
-  template <Count N>
-    requires(N >= kMin)
-  [[nodiscard]] static consteval Budget of() noexcept {
-    return Budget(N);
-  }
-
-  // unlimited()
-  //
-  // The largest count: every call that is within a Count is within this budget.
-  [[nodiscard]] static constexpr Budget unlimited() noexcept { return Budget(std::numeric_limits<Count>::max()); }
-
-  [[nodiscard]] constexpr Count value() const noexcept { return value_; }
-  [[nodiscard]] constexpr bool is_unlimited() const noexcept {
-    return value_ == std::numeric_limits<Count>::max();
-  }
-
-  friend constexpr bool operator==(Budget, Budget) noexcept = default;
-  friend std::ostream& operator<<(std::ostream& os, Budget b) { return os << b.value_; }
-
- private:
-  constexpr explicit Budget(Count limit) noexcept : value_(limit) {}
-
-  // Invariant: value_ >= kMin.
-  Count value_;
-};
-
-}  // namespace lwc
-
-namespace lwc::internal {
-
-struct ChunkBudgetTag {
-  using Count = std::uint64_t;
-  static constexpr Count kMin = 0;
-  static constexpr const char* kName = "chunk budget";
-  static constexpr const char* kWhy = "";
-  static constexpr const char* kClause = "C7";
-};
-struct CellBudgetTag {
-  using Count = std::int64_t;
-  static constexpr Count kMin = 1;
-  static constexpr const char* kName = "max_cells_per_box";
-  static constexpr const char* kWhy = ": no box could be placed";
-  static constexpr const char* kClause = "B6";
-};
-struct MembershipBudgetTag {
-  using Count = std::int64_t;
-  static constexpr Count kMin = 0;
-  static constexpr const char* kName = "max_memberships";
-  static constexpr const char* kWhy = "";
-  static constexpr const char* kClause = "B6";
-};
-struct PairBudgetTag {
-  using Count = std::int64_t;
-  static constexpr Count kMin = 0;
-  static constexpr const char* kName = "max_pairs";
-  static constexpr const char* kWhy = "";
-  static constexpr const char* kClause = "B6";
-};
-struct RunBudgetTag {
-  using Count = std::int64_t;
-  static constexpr Count kMin = 1;
-  static constexpr const char* kName = "run budget";
-  static constexpr const char* kWhy = ": a commit could never make progress";
-  static constexpr const char* kClause = "T8";
-};
-
-}  // namespace lwc::internal
-
-LWC_EXPORT namespace lwc {
-
-using ChunkBudget = Budget<internal::ChunkBudgetTag>;
-using CellBudget = Budget<internal::CellBudgetTag>;
-using MembershipBudget = Budget<internal::MembershipBudgetTag>;
-using PairBudget = Budget<internal::PairBudgetTag>;
-using RunBudget = Budget<internal::RunBudgetTag>;
 
 }  // namespace lwc
 
@@ -579,6 +474,16 @@ template <std::floating_point F>
   return absl::StatusCode::kOk;
 }
 
+// Whether |v| < 2^62 * h for every v: then every floor(v / h) is an int64 and no input can fail. On the
+// bits, so that NaN and infinities fail under -ffinite-math-only too (their magnitude bits exceed every
+// finite bound's); 2^62 * h rounds to infinity only for an h so large that every finite v passes.
+[[nodiscard]] inline bool all_within_2_62_cells(std::span<const double> vs, double h) noexcept {
+  const fp::Bits<double> bound = fp::bits_of(h * 0x1p62);
+  bool within = true;
+  for (const double v : vs) within &= (fp::bits_of(v) & ~fp::Layout<double>::kSign) < bound;
+  return within;
+}
+
 }  // namespace lwc::internal
 
 LWC_EXPORT namespace lwc {
@@ -628,25 +533,28 @@ template <std::floating_point F>
   return cell_of<double>(v, *size);
 }
 
-// cells_of()
+// cell_of_all()
 //
-// Batch `cell_of`: out[i] = *cell_of(vs[i], h) for every i (D11). Returns the first error, naming its
-// index; on an error the contents of `out` are unspecified (a prefix may have been written).
-// InvalidArgument when out.size() differs from vs.size().
-[[nodiscard]] inline absl::Status cells_of(std::span<const double> vs, CellSize h,
-                                           std::span<std::int64_t> out) {
+// Batch `cell_of`: out[i] = *cell_of(vs[i], h) for every i (D11). On an error nothing is written: the
+// first failing input's code, its index in the message. InvalidArgument when out.size() differs from
+// vs.size(). Every input is judged before the first write; a batch whose values all lie within 2^62 cells
+// of 0 is judged by one branch-free pass over their bits, so the check costs a read, not a second cell_of.
+[[nodiscard]] inline absl::Status cell_of_all(std::span<const double> vs, CellSize h,
+                                              std::span<std::int64_t> out) {
   if (out.size() != vs.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("cells_of: ", vs.size(), " inputs but ",
+    return absl::InvalidArgumentError(absl::StrCat("cell_of_all: ", vs.size(), " inputs but ",
                                                    out.size(), " outputs"));
   }
-  for (std::size_t i = 0; i < vs.size(); ++i) {
-    if (internal::cell_of_small(vs[i], h.value(), out[i])) continue;
-    absl::StatusOr<std::int64_t> cell = cell_of<double>(vs[i], h);
-    if (!cell.ok()) {
-      return absl::Status(cell.status().code(),
-                          absl::StrCat("cells_of: input ", i, ": ", cell.status().message()));
+  if (!internal::all_within_2_62_cells(vs, h.value())) {
+    for (std::size_t i = 0; i < vs.size(); ++i) {
+      std::int64_t cell = 0;
+      if (cell_of_code<double>(vs[i], h, cell) == absl::StatusCode::kOk) continue;
+      const absl::Status error = cell_of<double>(vs[i], h).status();
+      return absl::Status(error.code(), absl::StrCat("cell_of_all: input ", i, ": ", error.message()));
     }
-    out[i] = *cell;
+  }
+  for (std::size_t i = 0; i < vs.size(); ++i) {
+    (void)cell_of_code<double>(vs[i], h, out[i]);  // kOk: every input was judged above
   }
   return absl::OkStatus();
 }

@@ -223,7 +223,7 @@ template <class O>
 
 // same_chunk()
 //
-// a == b for two chunks ({.x, .y}): x first, then y (Int2's defaulted ==).
+// a == b for two chunks ({.x, .y}): x first, then y (Point2's defaulted ==).
 template <class O, class C>
 [[nodiscard]] LWC_KERNEL_INLINE constexpr typename O::Bool same_chunk(const O& o, const C& a, const C& b) {
   return o.and_then(o.eq(a.x, b.x), [&]() LWC_LAMBDA_INLINE { return o.eq(a.y, b.y); });

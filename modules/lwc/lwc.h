@@ -9,6 +9,7 @@
 
 #include "lwc/config.h"
 #ifndef LWC_MODULE_UNIT  // the umbrella module unit imports these instead (modules/lwc.cppm)
+#include "lwc/budget.h"
 #include "lwc/decompose.h"
 #include "lwc/cover.h"
 #include "lwc/rebase.h"

@@ -22,7 +22,7 @@
 
 namespace lwc::testing {
 
-// A cell: lwc::Int2 comes from a module, and headers come before imports.
+// A cell: lwc::Point2 comes from a module, and headers come before imports.
 struct Cell {
   std::int64_t x;
   std::int64_t y;

@@ -222,13 +222,13 @@ void decompose() {
     }
     // D11: the batch over the finite values, then with a NaN in the middle.
     std::vector<std::int64_t> out(finite.size());
-    const absl::Status batch = lwc::cells_of(finite, *lwc::CellSize::create(h), out);
-    expect_ok(lwc::contracts::check_cell_batch(finite, h, batch, out), absl::StrCat("D11 cells_of at ", hex(h)));
+    const absl::Status batch = lwc::cell_of_all(finite, *lwc::CellSize::create(h), out);
+    expect_ok(lwc::contracts::check_cell_batch(finite, h, batch, out), absl::StrCat("D11 cell_of_all at ", hex(h)));
     // Zeros around the NaN, so that no earlier element fails first (1.0 / a subnormal h is OutOfRange).
     std::vector<double> with_nan = {d(0x0000000000000000), d(0x7ff8000000000000), d(0x8000000000000000)};
     std::vector<std::int64_t> out3(3);
-    const absl::Status refused = lwc::cells_of(with_nan, *lwc::CellSize::create(h), out3);
-    expect(refused.code() == absl::StatusCode::kInvalidArgument, absl::StrCat("D11 cells_of refuses a NaN at ", hex(h)));
+    const absl::Status refused = lwc::cell_of_all(with_nan, *lwc::CellSize::create(h), out3);
+    expect(refused.code() == absl::StatusCode::kInvalidArgument, absl::StrCat("D11 cell_of_all refuses a NaN at ", hex(h)));
   }
   // The float instance on float extremes (exact as doubles, so the double oracle judges it).
   const std::uint32_t kFloats[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u, 0x007fffffu, 0x3f000000u,
@@ -471,7 +471,7 @@ void cover_and_commit() {
     lwc::ChunkRun run;
   };
   lwc::Committer<Snap> c(lwc::ChunkSize::of<16>());
-  for (const lwc::Int2 cell : {lwc::Int2{kMin, kMax}, lwc::Int2{-1, -1}, lwc::Int2{0, 0}, lwc::Int2{15, 16}, lwc::Int2{kMax, kMin}}) {
+  for (const lwc::Point2 cell : {lwc::Point2{kMin, kMax}, lwc::Point2{-1, -1}, lwc::Point2{0, 0}, lwc::Point2{15, 16}, lwc::Point2{kMax, kMin}}) {
     expect_ok(lwc::contracts::check_chunk_of(cell, 16, c.chunk_of(cell)), absl::StrCat("T1 chunk_of(", cell.x, ", ", cell.y, ")"));
     c.mark(cell);
   }

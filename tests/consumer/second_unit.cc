@@ -56,7 +56,7 @@ bool second_unit_ok() {
                "find_pairs (B1-B4)");
 
   // lwc.commit: the runs of a dirty set.
-  const std::vector<lwc::Int2> dirty = {{0, 0}, {1, 0}, {0, 1}, {1, 0}};
+  const std::vector<lwc::Point2> dirty = {{0, 0}, {1, 0}, {0, 1}, {1, 0}};
   const std::vector<lwc::ChunkRun> runs = lwc::merge_runs(dirty);
   ok &= expect(runs.size() == 2 && lwc::contracts::check_runs(dirty, runs).ok(), "merge_runs (T3)");
 

@@ -83,9 +83,9 @@ static void decompose(void) {
     vs[0] = d(NEG_DENORM_MIN);
     vs[1] = tiny;
     vs[2] = d(0x8000000000000000u);
-    EXPECT(lwc_cells_of(vs, 3, two, out) == LWC_OK && out[0] == -1 && out[1] == 0 && out[2] == 0);
+    EXPECT(lwc_cell_of_all(vs, 3, two, out) == LWC_OK && out[0] == -1 && out[1] == 0 && out[2] == 0);
     vs[1] = d(QUIET_NAN);
-    EXPECT(lwc_cells_of(vs, 3, two, out) == LWC_INVALID_ARGUMENT);
+    EXPECT(lwc_cell_of_all(vs, 3, two, out) == LWC_INVALID_ARGUMENT);
   }
 }
 

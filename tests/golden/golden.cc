@@ -235,7 +235,7 @@ void decompose() {
   }
   for (const int64_t s : {int64_t{0}, int64_t{-1}, kMin}) rec("ChunkSize::create ", s, " ", code(lwc::ChunkSize::create(s).status()));
   const lwc::ChunkSize k16 = lwc::ChunkSize::of<16>();
-  for (const lwc::Int3 p : {lwc::Int3{-1, 0, 16}, lwc::Int3{kMin, kMax, -17}}) {
+  for (const lwc::Point3 p : {lwc::Point3{-1, 0, 16}, lwc::Point3{kMin, kMax, -17}}) {
     const lwc::ChunkPoint3 c = lwc::split(p, k16);
     rec("split3 ", p.x, " ", p.y, " ", p.z, " = ", c.chunk.x, " ", c.chunk.y, " ", c.chunk.z, " ", c.local.x, " ",
         c.local.y, " ", c.local.z);
@@ -272,8 +272,8 @@ void decompose() {
       if (c.ok()) finite.push_back(v);
     }
     std::vector<int64_t> batch(finite.size());
-    const absl::Status all = lwc::cells_of(finite, size, batch);
-    rec("cells_of ", hex(h), " ", finite.size(), " ", code(all), " ", absl::StrJoin(batch, " "));
+    const absl::Status all = lwc::cell_of_all(finite, size, batch);
+    rec("cell_of_all ", hex(h), " ", finite.size(), " ", code(all), " ", absl::StrJoin(batch, " "));
   }
   for (const uint64_t hb : std::initializer_list<uint64_t>{0x0000000000000000u, 0x8000000000000000u, 0xbff0000000000000u, 0x7ff0000000000000u,
                             0x7ff8000000000000u}) {
@@ -317,8 +317,8 @@ void cover() {
     }
   }
   const lwc::ChunkSize k16 = lwc::ChunkSize::of<16>();
-  for (const auto& [lo, hi] : {std::pair{lwc::Int2{-17, -1}, lwc::Int2{17, 33}}, std::pair{lwc::Int2{kMin, 0}, lwc::Int2{kMax, 1}},
-                               std::pair{lwc::Int2{0, 5}, lwc::Int2{0, 9}}, std::pair{lwc::Int2{3, 5}, lwc::Int2{1, 9}}}) {
+  for (const auto& [lo, hi] : {std::pair{lwc::Point2{-17, -1}, lwc::Point2{17, 33}}, std::pair{lwc::Point2{kMin, 0}, lwc::Point2{kMax, 1}},
+                               std::pair{lwc::Point2{0, 5}, lwc::Point2{0, 9}}, std::pair{lwc::Point2{3, 5}, lwc::Point2{1, 9}}}) {
     const absl::StatusOr<std::optional<lwc::ChunkBox2>> b = lwc::cover(lo, hi, k16);
     std::string text = !b.ok() ? code(b.status()) : !b->has_value() ? "empty" : absl::StrCat(
         "x [", (*b)->x.first(), ", ", (*b)->x.last(), "] y [", (*b)->y.first(), ", ", (*b)->y.last(), "]");
@@ -336,7 +336,7 @@ void cover() {
   const lwc::ChunkBox2 box{must(lwc::ChunkSpan::create(-2, 1)), must(lwc::ChunkSpan::create(kMax - 2, kMax))};
   for (const uint64_t budget : {uint64_t{11}, uint64_t{12}, uint64_t{100}}) {
     std::string seen;
-    const absl::Status s = lwc::for_each_chunk(box, must(lwc::ChunkBudget::create(budget)), [&](lwc::Int2 c) {
+    const absl::Status s = lwc::for_each_chunk(box, must(lwc::ChunkBudget::create(budget)), [&](lwc::Point2 c) {
       absl::StrAppend(&seen, " (", c.x, ",", c.y, ")");
     });
     rec("for_each_chunk budget ", budget, " ", code(s), seen);
@@ -428,7 +428,7 @@ void broadphase() {
       floats.push_back({{static_cast<float>(b.min[0] * 0.1), static_cast<float>(b.min[1] * 0.1)},
                         {static_cast<float>(b.max[0] * 0.1), static_cast<float>(b.max[1] * 0.1)}});
     }
-    record_pairs("W1 float x0.1", lwc::find_pairs(lwc::BoxView<2, float>::of(floats), config(0.2)), true);
+    record_pairs("W1 float x0.1", lwc::find_pairs(lwc::BoxView<2, float>(floats), config(0.2)), true);
   }
   {  // Far from the origin, huge and tiny boxes, signed zeros and subnormals, on coarser levels (B11).
     const double big = d(0x43e0000000000000u);  // 2^63
@@ -806,7 +806,7 @@ std::vector<std::string> runs_text(std::span<const lwc::ChunkRun> runs) {
 void commit() {
   begin("commit");
   Rng rng{20261134};
-  std::vector<lwc::Int2> chunks;
+  std::vector<lwc::Point2> chunks;
   for (int i = 0; i < 200; ++i) {
     chunks.push_back({static_cast<int64_t>(rng.below(40)) - 20, static_cast<int64_t>(rng.below(6)) - 3});
   }
@@ -838,7 +838,7 @@ void commit() {
       committer.mark({static_cast<int64_t>(rng.below(400)) - 200, static_cast<int64_t>(rng.below(64)) - 32});
     }
     if (frame == 2) {
-      for (const lwc::Int2 c : {lwc::Int2{kMin, kMin}, lwc::Int2{kMax, kMax}, lwc::Int2{-1, -1}, lwc::Int2{kMin, -1}}) committer.mark(c);
+      for (const lwc::Point2 c : {lwc::Point2{kMin, kMin}, lwc::Point2{kMax, kMax}, lwc::Point2{-1, -1}, lwc::Point2{kMin, -1}}) committer.mark(c);
     }
     rec("frame ", frame, " chunk_of -1 -1 = ", committer.chunk_of({-1, -1}).x, " generation ", committer.generation());
     if (frame == 3) {

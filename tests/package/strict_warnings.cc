@@ -42,16 +42,16 @@ void decompose_and_cover() {
          "split_all (D11)");
   const std::vector<double> vs = {-1e-300, -0.0, 0.5, 7.25};
   std::vector<std::int64_t> cells(vs.size());
-  expect(lwc::cells_of(vs, *lwc::CellSize::create(0.5), cells).ok() && cells[0] == -1, "cells_of (D9, D11)");
-  const lwc::ChunkPoint3 p = lwc::split(lwc::Int3{-1, 0, 1}, kChunk);
+  expect(lwc::cell_of_all(vs, *lwc::CellSize::create(0.5), cells).ok() && cells[0] == -1, "cell_of_all (D9, D11)");
+  const lwc::ChunkPoint3 p = lwc::split(lwc::Point3{-1, 0, 1}, kChunk);
   expect(p.chunk.x == -1 && p.local.x == 999, "split 3-D (D8)");
 
   const absl::StatusOr<std::optional<lwc::ChunkSpan>> span = lwc::cover(-1000, 1, kChunk);
   expect(lwc::contracts::check_cover(-1000, 1, 1000, lwc::contracts::answer_of(span)).ok(), "cover (C1-C4)");
-  const absl::StatusOr<std::optional<lwc::ChunkBox3>> box = lwc::cover_closed(lwc::Int3{-1, -1, -1}, lwc::Int3{1, 1, 1}, kChunk);
+  const absl::StatusOr<std::optional<lwc::ChunkBox3>> box = lwc::cover_closed(lwc::Point3{-1, -1, -1}, lwc::Point3{1, 1, 1}, kChunk);
   std::uint64_t visited = 0;
   if (box.ok() && box->has_value()) {
-    expect(lwc::for_each_chunk(**box, lwc::ChunkBudget::of<64>(), [&](lwc::Int3) { ++visited; }).ok(), "for_each_chunk");
+    expect(lwc::for_each_chunk(**box, lwc::ChunkBudget::of<64>(), [&](lwc::Point3) { ++visited; }).ok(), "for_each_chunk");
   }
   expect(visited == 8, "a 3-D box around the origin covers 8 chunks (C9)");
 }
@@ -83,7 +83,7 @@ void broad_phase() {
       floats[i].max[k] = static_cast<float>(boxes[i].max[k]);
     }
   }
-  const lwc::BoxView<D, float> view = lwc::BoxView<D, float>::of(std::span<const lwc::FloatBox<D>>(floats));
+  const lwc::BoxView<D, float> view = lwc::BoxView<D, float>(std::span<const lwc::FloatBox<D>>(floats));
   const absl::StatusOr<lwc::PairsResult> from_floats = lwc::find_pairs(view, config);
   expect(from_floats.ok() && serial.ok() && from_floats->pairs == serial->pairs, "find_pairs on floats (B13)");
 
@@ -96,13 +96,13 @@ void broad_phase() {
     if (h.ok()) handles.push_back(*h);
   }
   lwc::ContactEvents events;
-  expect(handles.size() == 3 && grid->update(events).ok() && events.began.size() == 2, "insert + update (E1)");
+  expect(handles.size() == 3 && grid->update_into(events).ok() && events.began.size() == 2, "insert + update (E1)");
   lwc::Box<D> far = boxes[2];
   for (std::size_t k = 0; k < D; ++k) {
     far.min[k] += 10.0;
     far.max[k] += 10.0;
   }
-  expect(grid->move(handles[2], far, lwc::Motion::kSwept).ok() && grid->update(events).ok() &&
+  expect(grid->move(handles[2], far, lwc::Motion::kSwept).ok() && grid->update_into(events).ok() &&
              events.ended.size() == 1,
          "move + update (E1)");
   std::uint64_t hits = 0;
@@ -141,7 +141,7 @@ void commit() {
   const absl::StatusOr<lwc::CommitReport> report =
       terrain.commit([](const lwc::ChunkRun& run) -> absl::StatusOr<Baked> { return Baked{run.size()}; });
   expect(report.ok() && terrain.pending_chunks() == 0, "commit (T4, T5)");
-  const std::vector<lwc::Int2> dirty = {{0, 0}, {1, 0}, {0, 1}};
+  const std::vector<lwc::Point2> dirty = {{0, 0}, {1, 0}, {0, 1}};
   expect(lwc::contracts::check_runs(dirty, lwc::merge_runs(dirty)).ok(), "merge_runs (T3)");
 }
 

@@ -116,7 +116,7 @@ class P2_RealsAreExactlyDoubles(unittest.TestCase):
         self.assertEqual(lwc.cell_of(-1, 0.5), -2)  # an int that is a double
         self.assertEqual(lwc.cell_of(Fraction(-1, 2), Fraction(1, 4)), -2)  # exact fractions
         self.assertEqual(lwc.cell_of(-0.0, 0.5), 0)
-        self.assertEqual(lwc.cells_of(array("d", [-0.5, 0.5]), 0.5), [-1, 1])
+        self.assertEqual(lwc.cell_of_all(array("d", [-0.5, 0.5]), 0.5), [-1, 1])
 
     def test_reals_a_double_would_round_are_refused(self):
         for v in (2 ** 53 + 1, Fraction(1, 3), -(2 ** 64 + 1)):
@@ -132,7 +132,7 @@ class P2_RealsAreExactlyDoubles(unittest.TestCase):
 
     def test_str_and_bool_are_not_reals(self):
         for call in (lambda: lwc.cell_of("1.5", 1.0), lambda: lwc.cell_of(True, 1.0), lambda: lwc.cell_of(1, b"1"),
-                     lambda: lwc.cells_of([0.5, "1"], 1.0), lambda: lwc.find_pairs2([((0, 0), (1, "1"))]),
+                     lambda: lwc.cell_of_all([0.5, "1"], 1.0), lambda: lwc.find_pairs2([((0, 0), (1, "1"))]),
                      lambda: lwc.find_pairs2([((0, 0), (1, 1))], cell_size="2"),
                      lambda: lwc.find_pairs2([((0, False), (1, 1))])):
             with self.assertRaises(lwc.WrongType):

@@ -70,9 +70,9 @@ class Decompose(unittest.TestCase):
                 lwc.cell_of(bad, 1.0)
             self.assertEqual(e.exception.code, lwc.INVALID_ARGUMENT)
         with self.assertRaises(lwc.LwcError) as e:
-            lwc.cells_of([0.5, 1.5, math.nan], 1.0)
+            lwc.cell_of_all([0.5, 1.5, math.nan], 1.0)
         self.assertIn("input 2", e.exception.message)
-        self.assertEqual(lwc.cells_of([0.5, -0.5, 1e15], 0.5), [1, -1, 2 * 10 ** 15])
+        self.assertEqual(lwc.cell_of_all([0.5, -0.5, 1e15], 0.5), [1, -1, 2 * 10 ** 15])
 
 
 class Cover(unittest.TestCase):

@@ -48,29 +48,29 @@ inline constexpr absl::uint128 kMaxExpandedChunks = absl::uint128(1) << 24;
 [[nodiscard]] inline std::string text(const ChunkRun& r) {
   return absl::StrCat("row ", r.y, ", x [", r.x_first, ", ", r.x_last, "]");
 }
-[[nodiscard]] inline std::string text(Int2 c) { return absl::StrCat("(", c.x, ", ", c.y, ")"); }
+[[nodiscard]] inline std::string text(Point2 c) { return absl::StrCat("(", c.x, ", ", c.y, ")"); }
 
 [[nodiscard]] inline absl::Status violation(absl::string_view clause, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat(clause, why));
 }
 
-// A set of chunks as a sorted vector without duplicates: the order and contents of a std::set<Int2>,
+// A set of chunks as a sorted vector without duplicates: the order and contents of a std::set<Point2>,
 // held in one allocation (checkers run after every step of a fuzz input, where a node per chunk was
 // most of the cost).
-using ChunkSet = std::vector<Int2>;
+using ChunkSet = std::vector<Point2>;
 
 inline void sort_unique(ChunkSet& s) {
   if (!std::is_sorted(s.begin(), s.end())) std::sort(s.begin(), s.end());
   s.erase(std::unique(s.begin(), s.end()), s.end());
 }
 
-[[nodiscard]] inline ChunkSet set_of(std::span<const Int2> chunks) {
+[[nodiscard]] inline ChunkSet set_of(std::span<const Point2> chunks) {
   ChunkSet s(chunks.begin(), chunks.end());
   sort_unique(s);
   return s;
 }
 
-[[nodiscard]] inline bool has(const ChunkSet& s, Int2 c) { return std::binary_search(s.begin(), s.end(), c); }
+[[nodiscard]] inline bool has(const ChunkSet& s, Point2 c) { return std::binary_search(s.begin(), s.end(), c); }
 
 // The chunks of `runs` as a set; an error when a run is reversed or the runs hold too many chunks to
 // check. Overlaps are not an error here (T3 judges them): the set simply merges them.
@@ -90,7 +90,7 @@ inline void sort_unique(ChunkSet& s) {
   out.reserve(static_cast<std::size_t>(total));
   for (const ChunkRun& r : runs) {
     for (std::int64_t x = r.x_first;; ++x) {
-      out.push_back(Int2{x, r.y});
+      out.push_back(Point2{x, r.y});
       if (x == r.x_last) break;
     }
   }
@@ -106,8 +106,8 @@ LWC_EXPORT namespace lwc::contracts {
 //
 // Reference for T1: the chunk of `cell` by the int128 floor division of lwc.contracts.decompose.
 // Requires chunk_size > 0.
-[[nodiscard]] inline Int2 oracle_chunk_of(Int2 cell, std::int64_t chunk_size) {
-  return Int2{oracle_split(cell.x, chunk_size).chunk, oracle_split(cell.y, chunk_size).chunk};
+[[nodiscard]] inline Point2 oracle_chunk_of(Point2 cell, std::int64_t chunk_size) {
+  return Point2{oracle_split(cell.x, chunk_size).chunk, oracle_split(cell.y, chunk_size).chunk};
 }
 
 // oracle_runs()
@@ -115,12 +115,12 @@ LWC_EXPORT namespace lwc::contracts {
 // Reference for T3, obviously correct and never optimised: a chunk starts a run iff its left neighbour
 // is not in the set (or it is in column INT64_MIN); the run then extends while the next column is in the
 // set (and exists). The runs are then sorted into canonical order.
-[[nodiscard]] inline std::vector<ChunkRun> oracle_runs(const std::set<Int2>& chunks) {
+[[nodiscard]] inline std::vector<ChunkRun> oracle_runs(const std::set<Point2>& chunks) {
   std::vector<ChunkRun> runs;
-  for (const Int2 c : chunks) {
-    if (c.x != internal::kMinX && chunks.contains(Int2{c.x - 1, c.y})) continue;
+  for (const Point2 c : chunks) {
+    if (c.x != internal::kMinX && chunks.contains(Point2{c.x - 1, c.y})) continue;
     std::int64_t last = c.x;
-    while (last != internal::kMaxX && chunks.contains(Int2{last + 1, c.y})) ++last;
+    while (last != internal::kMaxX && chunks.contains(Point2{last + 1, c.y})) ++last;
     runs.push_back(ChunkRun{c.y, c.x, last});
   }
   std::sort(runs.begin(), runs.end(), [](const ChunkRun& a, const ChunkRun& b) {
@@ -142,7 +142,7 @@ class CommitModel {
   struct Plan {
     std::size_t max_runs = 0;
     std::optional<std::size_t> fail_at;
-    std::vector<std::vector<Int2>> marks_during;
+    std::vector<std::vector<Point2>> marks_during;
   };
 
   // Outcome
@@ -152,16 +152,16 @@ class CommitModel {
   struct Outcome {
     std::vector<ChunkRun> prepared;
     bool published = false;
-    std::set<Int2> marked_during;
+    std::set<Point2> marked_during;
   };
 
   // Requires chunk_size > 0.
   explicit CommitModel(std::int64_t chunk_size) : chunk_size_(chunk_size) {}
 
-  [[nodiscard]] Int2 chunk_of(Int2 cell) const { return oracle_chunk_of(cell, chunk_size_); }
-  void mark(Int2 cell) { dirty_.insert(chunk_of(cell)); }
+  [[nodiscard]] Point2 chunk_of(Point2 cell) const { return oracle_chunk_of(cell, chunk_size_); }
+  void mark(Point2 cell) { dirty_.insert(chunk_of(cell)); }
 
-  [[nodiscard]] const std::set<Int2>& dirty() const { return dirty_; }
+  [[nodiscard]] const std::set<Point2>& dirty() const { return dirty_; }
   [[nodiscard]] std::vector<ChunkRun> pending_runs() const { return oracle_runs(dirty_); }
   [[nodiscard]] const std::vector<ChunkRun>& published_runs() const { return published_; }
   [[nodiscard]] std::uint64_t published_sequence() const { return sequence_; }
@@ -173,7 +173,7 @@ class CommitModel {
     for (std::size_t i = 0; i < selected.size(); ++i) {
       outcome.prepared.push_back(selected[i]);
       if (i < plan.marks_during.size()) {
-        for (const Int2 cell : plan.marks_during[i]) outcome.marked_during.insert(chunk_of(cell));
+        for (const Point2 cell : plan.marks_during[i]) outcome.marked_during.insert(chunk_of(cell));
       }
       if (plan.fail_at == i) {
         dirty_.insert(outcome.marked_during.begin(), outcome.marked_during.end());
@@ -184,7 +184,7 @@ class CommitModel {
     // Success: the selected chunks leave the dirty set, except those marked again meanwhile.
     for (const ChunkRun& r : selected) {
       for (std::int64_t x = r.x_first;; ++x) {
-        dirty_.erase(Int2{x, r.y});
+        dirty_.erase(Point2{x, r.y});
         if (x == r.x_last) break;
       }
     }
@@ -197,7 +197,7 @@ class CommitModel {
 
  private:
   std::int64_t chunk_size_;
-  std::set<Int2> dirty_;
+  std::set<Point2> dirty_;
   std::vector<ChunkRun> published_;
   std::uint64_t sequence_ = 0;
 };
@@ -206,12 +206,12 @@ class CommitModel {
 //
 // T1: `chunk` is the floor of each coordinate of `cell` divided by chunk_size (a truncating quotient is
 // named as such). chunk_size <= 0 is itself a violation.
-[[nodiscard]] inline absl::Status check_chunk_of(Int2 cell, std::int64_t chunk_size, Int2 chunk) {
+[[nodiscard]] inline absl::Status check_chunk_of(Point2 cell, std::int64_t chunk_size, Point2 chunk) {
   if (chunk_size <= 0)
     return internal::violation("T1 mapping: ", absl::StrCat("chunk size ", chunk_size, " is not positive"));
-  const Int2 want = oracle_chunk_of(cell, chunk_size);
+  const Point2 want = oracle_chunk_of(cell, chunk_size);
   if (chunk == want) return absl::OkStatus();
-  const bool truncated = chunk == Int2{cell.x / chunk_size, cell.y / chunk_size};
+  const bool truncated = chunk == Point2{cell.x / chunk_size, cell.y / chunk_size};
   return internal::violation("T1 mapping: ",
                              absl::StrCat("cell ", internal::text(cell), " by size ", chunk_size, " is in chunk ",
                                           internal::text(want), ", got ", internal::text(chunk),
@@ -222,10 +222,10 @@ class CommitModel {
 //
 // T2: after marking `marked_cells` on an empty committer, it holds exactly one pending entry per distinct
 // chunk among them: `pending_entries` (the implementation's count) equals that number.
-[[nodiscard]] inline absl::Status check_dedup(std::span<const Int2> marked_cells, std::int64_t chunk_size,
+[[nodiscard]] inline absl::Status check_dedup(std::span<const Point2> marked_cells, std::int64_t chunk_size,
                                               std::size_t pending_entries) {
-  std::set<Int2> chunks;
-  for (const Int2 cell : marked_cells) chunks.insert(oracle_chunk_of(cell, chunk_size));
+  std::set<Point2> chunks;
+  for (const Point2 cell : marked_cells) chunks.insert(oracle_chunk_of(cell, chunk_size));
   if (pending_entries == chunks.size()) return absl::OkStatus();
   return internal::violation("T2 dedup: ",
                              absl::StrCat(marked_cells.size(), " marked cells fall in ", chunks.size(),
@@ -237,7 +237,7 @@ class CommitModel {
 // T3: `runs` is the merge of the set `dirty` (duplicates allowed): every run non-empty, runs strictly in
 // canonical (row, first column) order, disjoint, maximal (no two runs on one row touch), and their union
 // is exactly the set.
-[[nodiscard]] inline absl::Status check_runs(std::span<const Int2> dirty, std::span<const ChunkRun> runs) {
+[[nodiscard]] inline absl::Status check_runs(std::span<const Point2> dirty, std::span<const ChunkRun> runs) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const ChunkRun& r = runs[i];
     if (r.x_first > r.x_last) {
@@ -263,12 +263,12 @@ class CommitModel {
   internal::ChunkSet covered;
   if (absl::Status s = internal::expand("T3 merge: ", "the", runs, covered); !s.ok()) return s;
   const internal::ChunkSet want = internal::set_of(dirty);
-  for (const Int2 c : want) {
+  for (const Point2 c : want) {
     if (!internal::has(covered, c)) {
       return internal::violation("T3 merge: ", absl::StrCat("dirty chunk ", internal::text(c), " is in no run"));
     }
   }
-  for (const Int2 c : covered) {
+  for (const Point2 c : covered) {
     if (!internal::has(want, c)) {
       return internal::violation("T3 merge: ",
                                  absl::StrCat("chunk ", internal::text(c), " is in a run but not dirty"));
@@ -285,7 +285,7 @@ class CommitModel {
 [[nodiscard]] inline absl::Status check_failed_commit(const absl::Status& status, std::uint64_t sequence_before,
                                                       std::uint64_t sequence_after,
                                                       std::span<const ChunkRun> pending_before,
-                                                      std::span<const Int2> marked_during,
+                                                      std::span<const Point2> marked_during,
                                                       std::span<const ChunkRun> pending_after) {
   if (status.ok()) return internal::violation("T4 all or nothing: ", "a failed preparation returned OK");
   if (sequence_after != sequence_before) {
@@ -300,7 +300,7 @@ class CommitModel {
   if (absl::Status s = internal::expand("T4 all or nothing: ", "pending-after", pending_after, after);
       !s.ok())
     return s;
-  for (const Int2 c : before) {
+  for (const Point2 c : before) {
     if (!internal::has(after, c)) {
       return internal::violation("T4 all or nothing: ",
                                  absl::StrCat("chunk ", internal::text(c), " was cleared by a failed commit"));
@@ -308,7 +308,7 @@ class CommitModel {
   }
   before.insert(before.end(), marked_during.begin(), marked_during.end());
   internal::sort_unique(before);
-  for (const Int2 c : after) {
+  for (const Point2 c : after) {
     if (!internal::has(before, c)) {
       return internal::violation("T4 all or nothing: ", absl::StrCat("chunk ", internal::text(c),
                                                                      " became pending but was never marked"));
@@ -326,7 +326,7 @@ class CommitModel {
 [[nodiscard]] inline absl::Status check_successful_commit(
     std::span<const ChunkRun> pending_before, std::span<const ChunkRun> batch,
     std::span<const ChunkRun> published_runs, std::uint64_t sequence_before, std::uint64_t sequence_after,
-    std::span<const Int2> marked_during, std::span<const ChunkRun> pending_after) {
+    std::span<const Point2> marked_during, std::span<const ChunkRun> pending_after) {
   if (sequence_after != sequence_before + 1) {
     return internal::violation("T5 exact clearing: ", absl::StrCat("sequence ", sequence_before, " became ",
                                                                    sequence_after, ", not one more"));
@@ -348,7 +348,7 @@ class CommitModel {
       !s.ok())
     return s;
   const internal::ChunkSet marked = internal::set_of(marked_during);
-  for (const Int2 c : in_batch) {
+  for (const Point2 c : in_batch) {
     if (!internal::has(before, c)) {
       return internal::violation("T5 exact clearing: ",
                                  absl::StrCat("chunk ", internal::text(c), " was published but not dirty"));
@@ -358,13 +358,13 @@ class CommitModel {
                                  absl::StrCat("chunk ", internal::text(c), " was published but not cleared"));
     }
   }
-  for (const Int2 c : before) {
+  for (const Point2 c : before) {
     if (!internal::has(in_batch, c) && !internal::has(after, c)) {
       return internal::violation("T5 exact clearing: ",
                                  absl::StrCat("chunk ", internal::text(c), " was cleared but not published"));
     }
   }
-  for (const Int2 c : after) {
+  for (const Point2 c : after) {
     if (!internal::has(before, c) && !internal::has(marked, c)) {
       return internal::violation("T5 exact clearing: ", absl::StrCat("chunk ", internal::text(c),
                                                                      " became pending but was never marked"));
@@ -377,9 +377,9 @@ class CommitModel {
 //
 // T6: every chunk marked while a commit prepared its batch is pending after that commit, whatever its
 // outcome, and even if the chunk is in the batch just published.
-[[nodiscard]] inline absl::Status check_generations(std::span<const Int2> marked_during,
+[[nodiscard]] inline absl::Status check_generations(std::span<const Point2> marked_during,
                                                     std::span<const ChunkRun> pending_after) {
-  for (const Int2 c : marked_during) {
+  for (const Point2 c : marked_during) {
     const bool pending = std::any_of(pending_after.begin(), pending_after.end(),
                                      [c](const ChunkRun& r) { return r.contains(c); });
     if (!pending) {

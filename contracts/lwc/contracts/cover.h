@@ -80,8 +80,8 @@ struct CoverAnswer {
 struct BoxAnswer {
   absl::StatusCode code = absl::StatusCode::kOk;
   bool empty = false;
-  Int3 first{0, 0, 0};
-  Int3 last{0, 0, 0};
+  Point3 first{0, 0, 0};
+  Point3 last{0, 0, 0};
 
   [[nodiscard]] CoverAnswer axis(int a) const {
     if (code != absl::StatusCode::kOk) return CoverAnswer::error(code);
@@ -113,8 +113,8 @@ struct BoxAnswer {
 [[nodiscard]] inline BoxAnswer answer_of(const absl::StatusOr<std::optional<ChunkBox2>>& r) {
   if (!r.ok()) return {r.status().code(), false, {}, {}};
   if (!r->has_value()) return {absl::StatusCode::kOk, true, {}, {}};
-  const Int2 f = (*r)->first();
-  const Int2 l = (*r)->last();
+  const Point2 f = (*r)->first();
+  const Point2 l = (*r)->last();
   return {absl::StatusCode::kOk, false, {f.x, f.y, 0}, {l.x, l.y, 0}};
 }
 
@@ -150,7 +150,7 @@ inline std::string show(const contracts::CoverAnswer& a) {
   return os.str();
 }
 
-inline std::string show(Int3 p) {
+inline std::string show(Point3 p) {
   std::ostringstream os;
   os << p;
   return os.str();
@@ -371,7 +371,7 @@ LWC_EXPORT namespace lwc::contracts {
 //
 // C9: the count of the box from corner `first` to corner `last` is the product of the axis counts, or
 // OutOfRange when the product exceeds UINT64_MAX (never a wrapped value).
-[[nodiscard]] inline absl::Status check_box_count(Int3 first, Int3 last, const absl::StatusOr<std::uint64_t>& got) {
+[[nodiscard]] inline absl::Status check_box_count(Point3 first, Point3 last, const absl::StatusOr<std::uint64_t>& got) {
   if (first.x > last.x || first.y > last.y || first.z > last.z) {
     return absl::InvalidArgumentError(
         absl::StrCat("C9 product: ", internal::show(first), "..", internal::show(last), " is not a box"));
@@ -383,8 +383,8 @@ LWC_EXPORT namespace lwc::contracts {
       internal::product_count(counts), got,
       "C9 product: ", absl::StrCat("box ", internal::show(first), "..", internal::show(last)));
 }
-[[nodiscard]] inline absl::Status check_box_count(Int2 first, Int2 last, const absl::StatusOr<std::uint64_t>& got) {
-  return check_box_count(Int3{first.x, first.y, 0}, Int3{last.x, last.y, 0}, got);
+[[nodiscard]] inline absl::Status check_box_count(Point2 first, Point2 last, const absl::StatusOr<std::uint64_t>& got) {
+  return check_box_count(Point3{first.x, first.y, 0}, Point3{last.x, last.y, 0}, got);
 }
 
 // check_cover_box()
@@ -392,7 +392,7 @@ LWC_EXPORT namespace lwc::contracts {
 // C9: the answer for the box of ranges [min.a, max.a) (half-open, or [min.a, max.a] when `closed`) is
 // InvalidArgument when any axis is reversed; else no chunks when any axis is empty; else, on every axis,
 // a correct 1-D answer for that axis (C1-C4 judged per axis).
-[[nodiscard]] inline absl::Status check_cover_box(Int3 min, Int3 max, std::int64_t size, const BoxAnswer& got,
+[[nodiscard]] inline absl::Status check_cover_box(Point3 min, Point3 max, std::int64_t size, const BoxAnswer& got,
                                                   bool closed = false) {
   const std::int64_t lo[3] = {min.x, min.y, min.z};
   const std::int64_t hi[3] = {max.x, max.y, max.z};
@@ -427,17 +427,17 @@ LWC_EXPORT namespace lwc::contracts {
   }
   return absl::OkStatus();
 }
-[[nodiscard]] inline absl::Status check_cover_box(Int2 min, Int2 max, std::int64_t size, const BoxAnswer& got,
+[[nodiscard]] inline absl::Status check_cover_box(Point2 min, Point2 max, std::int64_t size, const BoxAnswer& got,
                                                   bool closed = false) {
   // A 2-D box is a 3-D box one point thick at z = 0, whose z chunk is 0 for every size.
-  return check_cover_box(Int3{min.x, min.y, 0}, Int3{max.x, max.y, closed ? 0 : 1}, size, got, closed);
+  return check_cover_box(Point3{min.x, min.y, 0}, Point3{max.x, max.y, closed ? 0 : 1}, size, got, closed);
 }
 
 // oracle_enumeration_at()
 //
 // The i-th chunk (from 0) of the box first..last in the canonical order, x fastest, then y, then z: the
 // mixed-radix digits of i. Requires i < the box's chunk count.
-[[nodiscard]] inline Int3 oracle_enumeration_at(Int3 first, Int3 last, absl::uint128 i) {
+[[nodiscard]] inline Point3 oracle_enumeration_at(Point3 first, Point3 last, absl::uint128 i) {
   const absl::uint128 nx = internal::span_count(first.x, last.x);
   const absl::uint128 ny = internal::span_count(first.y, last.y);
   const absl::int128 dx = static_cast<absl::int128>(i % nx);
@@ -456,8 +456,8 @@ LWC_EXPORT namespace lwc::contracts {
 //   exactly once in the canonical order (C8);
 // - when the visitor asked to stop at its stop_after-th call: the first min(n, stop_after) chunks of the
 //   canonical order and the status `stop_status` (OK for a bool visitor, its error for a Status visitor).
-[[nodiscard]] inline absl::Status check_enumeration(Int3 first, Int3 last, std::uint64_t budget,
-                                                    const absl::Status& status, std::span<const Int3> visited,
+[[nodiscard]] inline absl::Status check_enumeration(Point3 first, Point3 last, std::uint64_t budget,
+                                                    const absl::Status& status, std::span<const Point3> visited,
                                                     std::uint64_t stop_after = 0,
                                                     const absl::Status& stop_status = absl::OkStatus()) {
   const absl::uint128 counts[3] = {internal::span_count(first.x, last.x),
@@ -480,7 +480,7 @@ LWC_EXPORT namespace lwc::contracts {
   const std::uint64_t want = stop_after == 0 || stop_after > *n ? *n : stop_after;
   const absl::Status want_status = stop_after == 0 || stop_after > *n ? absl::OkStatus() : stop_status;
   for (std::size_t i = 0; i < visited.size() && i < want; ++i) {
-    const Int3 c = oracle_enumeration_at(first, last, i);
+    const Point3 c = oracle_enumeration_at(first, last, i);
     if (!(visited[i] == c)) {
       return absl::InvalidArgumentError(absl::StrCat("C8 canonical order: ", what, ": visit ", i, " was ",
                                                      internal::show(visited[i]), ", want ",
@@ -503,24 +503,24 @@ LWC_EXPORT namespace lwc::contracts {
                                                     std::span<const std::int64_t> visited,
                                                     std::uint64_t stop_after = 0,
                                                     const absl::Status& stop_status = absl::OkStatus()) {
-  std::vector<Int3> v;
+  std::vector<Point3> v;
   v.reserve(visited.size());
   for (const std::int64_t x : visited) v.push_back({x, 0, 0});
-  return check_enumeration(Int3{span.first(), 0, 0}, Int3{span.last(), 0, 0}, budget, status, v, stop_after,
+  return check_enumeration(Point3{span.first(), 0, 0}, Point3{span.last(), 0, 0}, budget, status, v, stop_after,
                            stop_status);
 }
 [[nodiscard]] inline absl::Status check_enumeration(const ChunkBox2& box, std::uint64_t budget,
-                                                    const absl::Status& status, std::span<const Int2> visited,
+                                                    const absl::Status& status, std::span<const Point2> visited,
                                                     std::uint64_t stop_after = 0,
                                                     const absl::Status& stop_status = absl::OkStatus()) {
-  std::vector<Int3> v;
+  std::vector<Point3> v;
   v.reserve(visited.size());
-  for (const Int2 p : visited) v.push_back({p.x, p.y, 0});
-  return check_enumeration(Int3{box.x.first(), box.y.first(), 0}, Int3{box.x.last(), box.y.last(), 0}, budget,
+  for (const Point2 p : visited) v.push_back({p.x, p.y, 0});
+  return check_enumeration(Point3{box.x.first(), box.y.first(), 0}, Point3{box.x.last(), box.y.last(), 0}, budget,
                            status, v, stop_after, stop_status);
 }
 [[nodiscard]] inline absl::Status check_enumeration(const ChunkBox3& box, std::uint64_t budget,
-                                                    const absl::Status& status, std::span<const Int3> visited,
+                                                    const absl::Status& status, std::span<const Point3> visited,
                                                     std::uint64_t stop_after = 0,
                                                     const absl::Status& stop_status = absl::OkStatus()) {
   return check_enumeration(box.first(), box.last(), budget, status, visited, stop_after, stop_status);

@@ -230,7 +230,7 @@ LWC_EXPORT namespace lwc::contracts {
 // check_split_axes()
 //
 // D8: an N-D split is the per-axis split of each coordinate, with the same size on every axis.
-[[nodiscard]] inline absl::Status check_split_axes(Int3 p, std::int64_t size, ChunkPoint3 got) {
+[[nodiscard]] inline absl::Status check_split_axes(Point3 p, std::int64_t size, ChunkPoint3 got) {
   const std::int64_t in[3] = {p.x, p.y, p.z};
   const std::int64_t chunk[3] = {got.chunk.x, got.chunk.y, got.chunk.z};
   const std::int64_t local[3] = {got.local.x, got.local.y, got.local.z};
@@ -242,8 +242,8 @@ LWC_EXPORT namespace lwc::contracts {
   }
   return absl::OkStatus();
 }
-[[nodiscard]] inline absl::Status check_split_axes(Int2 p, std::int64_t size, ChunkPoint2 got) {
-  return check_split_axes(Int3{p.x, p.y, 0}, size,
+[[nodiscard]] inline absl::Status check_split_axes(Point2 p, std::int64_t size, ChunkPoint2 got) {
+  return check_split_axes(Point3{p.x, p.y, 0}, size,
                           ChunkPoint3{{got.chunk.x, got.chunk.y, 0}, {got.local.x, got.local.y, 0}});
 }
 

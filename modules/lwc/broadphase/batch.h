@@ -440,7 +440,7 @@ LWC_EXPORT namespace lwc {
 //
 // Example:
 //   std::vector<lwc::FloatBox<2>> boxes = ...;   // or an engine's own AABB array through strided()
-//   absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(lwc::BoxView<2, float>::of(boxes), config);
+//   absl::StatusOr<lwc::PairsResult> r = lwc::find_pairs(lwc::BoxView<2, float>(boxes), config);
 template <std::size_t D, typename F>
 [[nodiscard]] absl::StatusOr<PairsResult> find_pairs(const BoxView<D, F>& boxes, const GridConfig& config,
                                                      const TaskSystem& tasks = {}, Timings* timings = nullptr) {

@@ -160,19 +160,14 @@ class BoxView {
   // An empty view (no boxes).
   constexpr BoxView() noexcept = default;
 
-  // of()
-  //
-  // The boxes of a span of Box<D> (F = double) or FloatBox<D> (F = float). Cannot fail.
-  [[nodiscard]] static BoxView of(std::span<const Box<D>> boxes) noexcept
+  // The boxes of a span of Box<D> (F = double) or FloatBox<D> (F = float). Cannot fail, so a constructor
+  // (separate() and strided() check their arguments and return a StatusOr).
+  explicit BoxView(std::span<const Box<D>> boxes) noexcept
     requires std::same_as<F, double>
-  {
-    return from(boxes.data(), boxes.size());
-  }
-  [[nodiscard]] static BoxView of(std::span<const FloatBox<D>> boxes) noexcept
+      : BoxView(from(boxes.data(), boxes.size())) {}
+  explicit BoxView(std::span<const FloatBox<D>> boxes) noexcept
     requires std::same_as<F, float>
-  {
-    return from(boxes.data(), boxes.size());
-  }
+      : BoxView(from(boxes.data(), boxes.size())) {}
 
   // separate()
   //

@@ -39,7 +39,8 @@ LWC_EXPORT namespace lwc {
 // Example:
 //   absl::StatusOr<lwc::Grid<2>> grid =
 //       lwc::Grid<2>::create(std::move(boxes), {.cell_size = lwc::CellSize::of<2.0>()});
-//   absl::StatusOr<std::vector<std::uint32_t>> hits = grid->query({{8, 0}, {9, 1}});
+//   absl::StatusOr<std::vector<std::uint32_t>> hits = grid->query({{8, 0}, {9, 1}});   // ascending
+//   absl::Status s = grid->query({{8, 0}, {9, 1}}, [](std::uint32_t i) { return i < 10; });  // visited
 template <std::size_t D>
 class Grid {
  public:
@@ -62,15 +63,23 @@ class Grid {
   // any valid box, however large or far: it is clamped to the grid, never budgeted. InvalidArgument
   // ("query: ...") for a non-finite bound or min > max.
   [[nodiscard]] absl::StatusOr<std::vector<std::uint32_t>> query(const Box<D>& probe) const {
-    if (absl::Status s = internal::validate(probe, internal::Named::call("query")); !s.ok()) return s;
     std::vector<std::uint32_t> hits;
-    internal::Counters counters;
-    for (const internal::Level<D>& level : index_.levels) {
-      internal::probe_level(level, std::span<const Box<D>>(boxes_), probe, counters,
-                            [&](std::uint32_t id) { hits.push_back(id); });
-    }
+    if (absl::Status s = query(probe, [&](std::uint32_t id) { return hits.push_back(id), true; }); !s.ok()) return s;
     std::sort(hits.begin(), hits.end());
     return hits;
+  }
+  // The same answer visited: fn(index) once for every overlapping box, in no particular order, until fn
+  // returns false; allocates nothing. InvalidArgument as above, with fn never called.
+  template <typename Fn>
+  [[nodiscard]] absl::Status query(const Box<D>& probe, Fn&& fn) const {
+    if (absl::Status s = internal::validate(probe, internal::Named::call("query")); !s.ok()) return s;
+    internal::Counters counters;
+    bool go = true;
+    for (const internal::Level<D>& level : index_.levels) {
+      internal::probe_level(level, std::span<const Box<D>>(boxes_), probe, counters,
+                            [&](std::uint32_t id) { go = go && static_cast<bool>(fn(id)); });
+    }
+    return absl::OkStatus();
   }
 
   // pairs()

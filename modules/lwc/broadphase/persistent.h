@@ -148,9 +148,9 @@ LWC_EXPORT namespace lwc {
 //   absl::StatusOr<lwc::Handle> wall = grid->insert({{0, 0}, {10, 2}});
 //   absl::StatusOr<lwc::Handle> prop = grid->insert({{12, 0}, {13, 1}}, /*user=*/7);
 //   lwc::ContactEvents e;
-//   if (absl::Status s = grid->update(e); !s.ok()) return s;                 // nothing began
+//   if (absl::Status s = grid->update_into(e); !s.ok()) return s;                 // nothing began
 //   if (absl::Status s = grid->move(*prop, {{9, 0}, {10, 1}}); !s.ok()) return s;
-//   if (absl::Status s = grid->update(e); !s.ok()) return s;                 // e.began == {(wall, prop)}
+//   if (absl::Status s = grid->update_into(e); !s.ok()) return s;                 // e.began == {(wall, prop)}
 template <std::size_t D>
   requires(D == 2 || D == 3)
 class PersistentGrid {
@@ -296,29 +296,31 @@ class PersistentGrid {
     return absl::OkStatus();
   }
 
-  // update()
+  // update_into()
   //
   // Applies the operations since the previous successful update and writes the events into `out` (E1, E6),
   // reusing its vectors' capacity: once they and the grid are warm, an update allocates nothing (E12).
-  // Fails with ResourceExhausted, changing nothing in the grid (E4: the operations stay pending; `out` is
-  // left with empty lists), exactly when find_pairs on the live boxes would for a budget — their
-  // memberships above max_memberships, their overlapping pairs above max_pairs (E2) — or when the step
-  // volumes' memberships exceed max_memberships or the swept candidates max_pairs. `timings`, when given,
-  // receives update_ns.
-  [[nodiscard]] absl::Status update(ContactEvents& out, Timings* timings = nullptr) {
+  // Fails with ResourceExhausted, changing nothing (E4: the operations stay pending, `out` holds what it
+  // held), exactly when find_pairs on the live boxes would for a budget — their memberships above
+  // max_memberships, their overlapping pairs above max_pairs (E2) — or when the step volumes' memberships
+  // exceed max_memberships or the swept candidates max_pairs. `timings`, when given, receives update_ns.
+  // The events are written into the grid's own lists and swapped into `out` on success, so the two sets
+  // of vectors take turns and both stay warm.
+  [[nodiscard]] absl::Status update_into(ContactEvents& out, Timings* timings = nullptr) {
     const internal::Stopwatch updating(timings);
-    clear(out);
-    if (absl::Status s = state_.update(out); !s.ok()) {
-      clear(out);
-      return s;
-    }
+    clear(next_);
+    if (absl::Status s = state_.update(next_); !s.ok()) return s;
+    std::swap(out, next_);
     updating.stop(timings, &Timings::update_ns);
     return absl::OkStatus();
   }
+
+  // update()
+  //
   // The same, returning fresh lists.
   [[nodiscard]] absl::StatusOr<ContactEvents> update(Timings* timings = nullptr) {
     ContactEvents events;
-    if (absl::Status s = update(events, timings); !s.ok()) return s;
+    if (absl::Status s = update_into(events, timings); !s.ok()) return s;
     return events;
   }
 
@@ -351,6 +353,16 @@ class PersistentGrid {
   [[nodiscard]] absl::Status query(const FloatBox<D>& box, Fn&& fn) const {
     return query(widen(box), std::forward<Fn>(fn));
   }
+
+  // The same answer returned: the handles of every overlapping box as last given (E11), ascending, each
+  // once. Allocates its vector; InvalidArgument as above.
+  [[nodiscard]] absl::StatusOr<std::vector<Handle>> query(const Box<D>& box) const {
+    std::vector<Handle> hits;
+    if (absl::Status s = query(box, [&](Handle h, UserData) { return hits.push_back(h), true; }); !s.ok()) return s;
+    std::sort(hits.begin(), hits.end());
+    return hits;
+  }
+  [[nodiscard]] absl::StatusOr<std::vector<Handle>> query(const FloatBox<D>& box) const { return query(widen(box)); }
 
   // raycast()
   //
@@ -464,6 +476,7 @@ class PersistentGrid {
   }
 
   internal::PersistentState<D> state_;
+  ContactEvents next_;  // the events of the update in progress, swapped into the caller's on success
   mutable std::vector<RayHit> ray_scratch_;  // raycast()'s hits, reused
 };
 

@@ -4,7 +4,7 @@
 // The second room of a box's way, for the batch and the persistent grid alike: the validated
 // configuration (GridConfig, GridSpec) and placement — a box validated (:box), its level chosen and its
 // cells quantised once (B6-B8, B11). Two paths lead there: the fast one quantises the boxes of a batch 64
-// at a time through cells_of (D11), the slow one places one box (GridSpec::place) and names the first
+// at a time through cell_of_all (D11), the slow one places one box (GridSpec::place) and names the first
 // failure exactly. A batch's placements keep every box's cells (CellStore), so nothing after this room
 // quantises a box again at its own level.
 // Spec: docs/broadphase.md (B6-B8, B11; the E-clauses place one box at a time).
@@ -34,6 +34,7 @@
 #include "lwc/exact_fp.h"
 #include "lwc/kernels.h"
 // ... and imports these.
+#include "lwc/budget.h"
 #include "lwc/decompose.h"
 #include "lwc/broadphase/box.h"
 #endif
@@ -42,6 +43,41 @@
 LWC_EXACT_FP_BEGIN
 
 LWC_EXPORT namespace lwc {
+
+}  // namespace lwc
+
+namespace lwc::internal {
+
+// The broad phase's budgets (lwc/budget.h): cells per box, memberships per grid, pairs per call.
+struct CellBudgetTag {
+  using Count = std::int64_t;
+  static constexpr Count kMin = 1;
+  static constexpr const char* kName = "max_cells_per_box";
+  static constexpr const char* kWhy = ": no box could be placed";
+  static constexpr const char* kClause = "B6";
+};
+struct MembershipBudgetTag {
+  using Count = std::int64_t;
+  static constexpr Count kMin = 0;
+  static constexpr const char* kName = "max_memberships";
+  static constexpr const char* kWhy = "";
+  static constexpr const char* kClause = "B6";
+};
+struct PairBudgetTag {
+  using Count = std::int64_t;
+  static constexpr Count kMin = 0;
+  static constexpr const char* kName = "max_pairs";
+  static constexpr const char* kWhy = "";
+  static constexpr const char* kClause = "B6";
+};
+
+}  // namespace lwc::internal
+
+LWC_EXPORT namespace lwc {
+
+using CellBudget = Budget<internal::CellBudgetTag>;
+using MembershipBudget = Budget<internal::MembershipBudgetTag>;
+using PairBudget = Budget<internal::PairBudgetTag>;
 
 // Oversize
 //
@@ -406,14 +442,14 @@ template <std::size_t D, typename Boxes>
   for (std::size_t b = 0; b < boxes.size(); ++b) {
     const auto& box = boxes[b];  // a caller's float box is widened here, once (B13)
     for (std::size_t k = 0; k < D; ++k) {
-      ordered &= box.min[k] <= box.max[k];  // false for NaN; infinities fail in cells_of
+      ordered &= box.min[k] <= box.max[k];  // false for NaN; infinities fail in cell_of_all
       out.coords[2 * (b * D + k)] = box.min[k];
       out.coords[2 * (b * D + k) + 1] = box.max[k];
     }
   }
   if (!ordered) return false;
   const std::size_t n = 2 * D * boxes.size();
-  if (!cells_of(std::span<const double>(out.coords.data(), n), h, std::span<std::int64_t>(out.cells.data(), n)).ok()) {
+  if (!cell_of_all(std::span<const double>(out.coords.data(), n), h, std::span<std::int64_t>(out.cells.data(), n)).ok()) {
     return false;
   }
   return count_block<D>(boxes.size(), budget, out);

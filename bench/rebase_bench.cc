@@ -254,7 +254,7 @@ void many_views_seed(benchmark::State& state) {
 template <std::size_t D>
 lwc::OriginCoordinator<D> barrier_view(std::int64_t radius, const std::array<lwc::CellIndex<D>, 2>& stops) {
   absl::StatusOr<lwc::OriginCoordinator<D>> v = lwc::OriginCoordinator<D>::create(
-      *lwc::WorldGrid::create(*lwc::ChunkSize::create(kCellSize)), lwc::ViewConfig{.barrier_radius = radius});
+      *lwc::WorldGrid::create(*lwc::ChunkSize::create(kCellSize)), lwc::ViewConfig{.barrier_radius = *lwc::BarrierRadius::create(radius)});
   for (const lwc::CellIndex<D>& s : stops) {
     for (const lwc::CellIndex<D>& c : v->missing_cells(s)) v->load(c);
   }

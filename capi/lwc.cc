@@ -682,12 +682,8 @@ lwc_status persistent_read(const char* kCall, const void* handle, Out* out, Read
 // ---------------------------------------------------------------------------------------------------
 // The floating origin, once for both dimensions
 
-template <std::size_t D>
-lwc::ViewConfig to_view_config(const lwc_view_config& c) {
-  return lwc::ViewConfig{.threshold_cells = c.threshold_cells,
-                         .barrier_radius = c.barrier_radius,
-                         .units_per_render_unit = c.units_per_render_unit,
-                         .bubble_units = c.bubble_units};
+absl::StatusOr<lwc::ViewConfig> to_view_config(const lwc_view_config& c) {
+  return lwc::ViewConfig::create(c.threshold_cells, c.barrier_radius, c.units_per_render_unit, c.bubble_units);
 }
 
 absl::StatusOr<lwc::WorldGrid> world_grid(int64_t cell_size) {
@@ -723,8 +719,10 @@ lwc_status view_create(const char* kCall, int64_t cell_size, const lwc_view_conf
   return guarded(kCall, [&] {
     absl::StatusOr<lwc::WorldGrid> grid = world_grid(cell_size);
     if (!grid.ok()) return fail(grid.status());
+    absl::StatusOr<lwc::ViewConfig> view_config = to_view_config(*config);
+    if (!view_config.ok()) return fail(view_config.status());
     absl::StatusOr<lwc::OriginCoordinator<D>> view =
-        lwc::OriginCoordinator<D>::create(*grid, to_view_config<D>(*config), to_cell<D>(origin), version);
+        lwc::OriginCoordinator<D>::create(*grid, *view_config, to_cell<D>(origin), version);
     if (!view.ok()) return fail(view.status());
     *out = issue<Handle>(C<D>::kView, std::make_shared<lwc::OriginCoordinator<D>>(*std::move(view)));
     return LWC_OK;
@@ -1371,7 +1369,7 @@ LWC_API lwc_status lwc_persistent_grid3_pending(const lwc_persistent_grid3* grid
 
 LWC_API lwc_view_config lwc_view_config_default(void) {
   const lwc::ViewConfig d{};
-  return {d.threshold_cells, d.barrier_radius, d.units_per_render_unit, d.bubble_units};
+  return {d.threshold_cells.value(), d.barrier_radius.value(), d.units_per_render_unit.value(), d.bubble_units.value()};
 }
 
 LWC_API lwc_status lwc_world_grid_normalize2(int64_t cell_size, const int64_t cell[2], const double offset[2],

@@ -122,11 +122,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const lwc::WorldGrid grid = *lwc::WorldGrid::create(*lwc::ChunkSize::create(cell_size));
   absl::StatusOr<lwc::OriginCoordinator<2>> created = lwc::OriginCoordinator<2>::create(
-      grid, lwc::ViewConfig{threshold, radius, spec.units_per_render_unit, spec.bubble_units}, origin, version);
+      grid, *lwc::ViewConfig::create(threshold, radius, spec.units_per_render_unit, spec.bubble_units), origin, version);
   require(created.status());
   lwc::OriginCoordinator<2>& view = *created;
   absl::StatusOr<lwc::OriginCoordinator<2>> twin_created = lwc::OriginCoordinator<2>::create(
-      grid, lwc::ViewConfig{threshold, radius, spec.units_per_render_unit, spec.bubble_units}, origin, version);
+      grid, *lwc::ViewConfig::create(threshold, radius, spec.units_per_render_unit, spec.bubble_units), origin, version);
   require(twin_created.status());
   const lwc::OriginCoordinator<2>& twin = *twin_created;
   lwc::contracts::OriginModel<2> model(cell_size, threshold, radius, origin, version, view.id());

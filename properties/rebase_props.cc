@@ -44,7 +44,7 @@ void assert_ok(const absl::Status& status) {
 }
 
 lwc::ViewConfig config_of(const RenderSpec& spec, std::int64_t threshold = 2, std::int64_t radius = 1) {
-  return {threshold, radius, spec.units_per_render_unit, spec.bubble_units};
+  return *lwc::ViewConfig::create(threshold, radius, spec.units_per_render_unit, spec.bubble_units);
 }
 
 template <std::size_t D>
@@ -456,7 +456,7 @@ void barrier_by_rows() {
   const std::int64_t radius = *rc::gen::inRange<std::int64_t>(0, 6);
   const std::int64_t base = *rc::gen::element(lwc::testing::kInt64Min, lwc::testing::kInt64Max - 7, std::int64_t{-3});
   OriginCoordinator<D> view = *OriginCoordinator<D>::create(*lwc::WorldGrid::create(*lwc::ChunkSize::create(16)),
-                                                            lwc::ViewConfig{1, radius, 1, 1 << 24});
+                                                            *lwc::ViewConfig::create(1, radius, 1, 1 << 24));
   lwc::contracts::OriginModel<D> model(16, 1, radius, {}, 0, view.id());
   const auto cell = [&] {
     CellIndex<D> c;

@@ -96,8 +96,8 @@ struct State {
 
 State initial() {
   lwc::ViewConfig config;
-  config.threshold_cells = kThreshold;
-  config.barrier_radius = kRadius;
+  config.threshold_cells = lwc::ThresholdCells::of<(kThreshold)>();
+  config.barrier_radius = lwc::BarrierRadius::of<(kRadius)>();
   absl::StatusOr<OriginCoordinator<2>> view = OriginCoordinator<2>::create(*lwc::WorldGrid::create(*lwc::ChunkSize::create(kCellSize)), config);
   const lwc::ViewId id = view->id();
   return State{*std::move(view), OriginModel<2>(kCellSize, kThreshold, kRadius, {}, 0, id), {}};

@@ -82,7 +82,7 @@ const WorldPosition<2> kEntity{{4097, -2047}, {100.5, 200.25}};
 const WorldPosition<2> kObserver{{4096, -2048}, {12.5, 31.25}};
 
 TEST(Seed002, RebaseKeepsTheEntityAndShrinksItsRenderCoordinates) {
-  OriginCoordinator<2> v = view<2>(1024, ViewConfig{.threshold_cells = 2});
+  OriginCoordinator<2> v = view<2>(1024, ViewConfig{.threshold_cells = lwc::ThresholdCells::of<2>()});
   const WorldPosition<2> entity = kEntity;
 
   absl::StatusOr<lwc::RenderPoint<2>> before = v.to_render(entity);
@@ -115,7 +115,7 @@ TEST(Seed002, RebaseKeepsTheEntityAndShrinksItsRenderCoordinates) {
 }
 
 TEST(Seed002, MissingNeighbourhoodBlocksWithoutChangingOrigin) {
-  OriginCoordinator<2> v = view<2>(1024, ViewConfig{.threshold_cells = 2});
+  OriginCoordinator<2> v = view<2>(1024, ViewConfig{.threshold_cells = lwc::ThresholdCells::of<2>()});
   v.load({8, 8});
   const WorldPosition<2> observer{{8, 8}, {0, 0}};
   absl::StatusOr<std::optional<RebasePlan<2>>> plan = v.plan(observer);
@@ -129,7 +129,7 @@ TEST(Seed002, MissingNeighbourhoodBlocksWithoutChangingOrigin) {
 }
 
 TEST(Seed002, StalePlanCannotOverwriteANewerVersion) {
-  OriginCoordinator<2> v = view<2>(1024, ViewConfig{.threshold_cells = 2});
+  OriginCoordinator<2> v = view<2>(1024, ViewConfig{.threshold_cells = lwc::ThresholdCells::of<2>()});
   load_around(v, {4, 4});
   absl::StatusOr<std::optional<RebasePlan<2>>> plan = v.plan({{4, 4}, {0, 0}});
   ASSERT_TRUE(plan.ok() && plan->has_value()) << plan.status();
@@ -143,7 +143,7 @@ TEST(Seed002, StalePlanCannotOverwriteANewerVersion) {
 }
 
 TEST(Seed002, InsideTheThresholdThereIsNothingToDo) {
-  OriginCoordinator<2> v = view<2>(1024, ViewConfig{.threshold_cells = 2});
+  OriginCoordinator<2> v = view<2>(1024, ViewConfig{.threshold_cells = lwc::ThresholdCells::of<2>()});
   absl::StatusOr<std::optional<RebasePlan<2>>> plan = v.plan({{1, -1}, {1023.5, 0}});
   ASSERT_TRUE(plan.ok());
   EXPECT_FALSE(plan->has_value());
@@ -179,7 +179,7 @@ TEST(Barrier, IsClippedAtTheEdgeOfTheWorld) {
   ASSERT_TRUE(plan.ok() && plan->has_value()) << plan.status();
   ASSERT_TRUE(v.commit(**plan).ok());
   EXPECT_EQ(v.origin(), (CellIndex<2>{kMax, kMin}));
-  OriginCoordinator<3> v3 = view<3>(1024, ViewConfig{.barrier_radius = 2});
+  OriginCoordinator<3> v3 = view<3>(1024, ViewConfig{.barrier_radius = lwc::BarrierRadius::of<2>()});
   EXPECT_EQ(v3.missing_cells({0, 0, 0}).size(), 125u);
   EXPECT_EQ(v3.missing_cells({kMin, 0, kMax}).size(), 3u * 5u * 3u);
 }
@@ -210,24 +210,38 @@ TEST(Config, RejectsValuesOutsideTheirRanges) {
   EXPECT_FALSE(WorldGrid::create(*lwc::ChunkSize::create((std::int64_t{1} << 53) + 1)).ok());
   EXPECT_TRUE(WorldGrid::create(*lwc::ChunkSize::create(std::int64_t{1} << 53)).ok());
   EXPECT_EQ(WorldGrid::create(lwc::ChunkSize::of<1024>())->cell_size(), lwc::ChunkSize::of<1024>());
-  for (const ViewConfig c : {ViewConfig{.threshold_cells = 0}, ViewConfig{.barrier_radius = -1},
-                             ViewConfig{.barrier_radius = 65}, ViewConfig{.units_per_render_unit = 0},
-                             ViewConfig{.units_per_render_unit = (1 << 20) + 1}, ViewConfig{.bubble_units = 0},
-                             ViewConfig{.bubble_units = (std::int64_t{1} << 44) + 1}}) {
-    EXPECT_EQ(OriginCoordinator<2>::create(grid(16), c).status().code(), absl::StatusCode::kInvalidArgument);
+  // Every value outside a field's range, and both ends of each range, through ViewConfig::create (the
+  // plain-number form a file or the C API gives); a ViewConfig of validated fields cannot hold them.
+  const std::int64_t kBad[][4] = {{0, 1, 1, 1}, {1, -1, 1, 1}, {1, 65, 1, 1}, {1, 1, 0, 1},
+                                  {1, 1, (1 << 20) + 1, 1}, {1, 1, 1, 0}, {1, 1, 1, (std::int64_t{1} << 44) + 1},
+                                  {INT64_MIN, 1, 1, 1}, {1, INT64_MAX, 1, 1}};
+  for (const auto& c : kBad) {
+    EXPECT_EQ(ViewConfig::create(c[0], c[1], c[2], c[3]).status().code(), absl::StatusCode::kInvalidArgument)
+        << c[0] << " " << c[1] << " " << c[2] << " " << c[3];
   }
+  const absl::StatusOr<ViewConfig> widest = ViewConfig::create(INT64_MAX, 64, 1 << 20, std::int64_t{1} << 44);
+  ASSERT_TRUE(widest.ok());
+  EXPECT_TRUE(OriginCoordinator<2>::create(grid(16), *widest).ok());
+  const absl::StatusOr<ViewConfig> narrowest = ViewConfig::create(1, 0, 1, 1);
+  ASSERT_TRUE(narrowest.ok());
+  EXPECT_TRUE(OriginCoordinator<2>::create(grid(16), *narrowest).ok());
+  EXPECT_EQ(ViewConfig{}.threshold_cells.value(), 2);  // the documented defaults
+  EXPECT_EQ(ViewConfig{}.barrier_radius.value(), 1);
+  EXPECT_EQ(ViewConfig{}.units_per_render_unit.value(), 1);
+  EXPECT_EQ(ViewConfig{}.bubble_units.value(), std::int64_t{1} << 24);
 }
 
 // A refusal names the field, the value the caller gave, its range and the clause that needs the range.
 TEST(Config, RefusalsNameTheFieldItsRangeAndItsClause) {  // R4 R5 R6
-  const auto message = [](const ViewConfig& c) {
-    return std::string(OriginCoordinator<2>::create(grid(16), c).status().message());
+  const auto message = [](std::int64_t t, std::int64_t r, std::int64_t d, std::int64_t b) {
+    return std::string(ViewConfig::create(t, r, d, b).status().message());
   };
-  EXPECT_EQ(message({.threshold_cells = 0}), "view config: threshold_cells 0 is outside [1, inf) (R6)");
-  EXPECT_EQ(message({.barrier_radius = 65}), "view config: barrier_radius 65 is outside [0, 64] (R6)");
-  EXPECT_EQ(message({.units_per_render_unit = 0}),
-            "view config: units_per_render_unit 0 is outside [1, 2^20] (R4, R5)");
-  EXPECT_EQ(message({.bubble_units = -1}), "view config: bubble_units -1 is outside [1, 2^44] (R5)");
+  EXPECT_EQ(message(0, 1, 1, 1), "view config: threshold_cells 0 is outside [1, inf) (R6)");
+  EXPECT_EQ(message(2, 65, 1, 1), "view config: barrier_radius 65 is outside [0, 64] (R6)");
+  EXPECT_EQ(message(2, 1, 0, 1), "view config: units_per_render_unit 0 is outside [1, 2^20] (R4, R5)");
+  EXPECT_EQ(message(2, 1, 1, -1), "view config: bubble_units -1 is outside [1, 2^44] (R5)");
+  EXPECT_EQ(std::string(lwc::BarrierRadius::create(65).status().message()),
+            "view config: barrier_radius 65 is outside [0, 64] (R6)");  // the field's own type says the same
 }
 
 // One float notation in messages: the shortest decimal the caller would write, and the hexadecimal form
@@ -250,7 +264,7 @@ TEST(Normalize, MessagesNameTheAxisAndTheOffsetInOneNotation) {  // R1
 // revisions from 1; a view restored at version 1 keeps its numbers.
 TEST(Seed003, LateChunkIsConvertedFromItsAnchorNotItsStaleLocal) {
   const WorldGrid cm = grid(102400);
-  const ViewConfig metres{.units_per_render_unit = 100};
+  const ViewConfig metres{.units_per_render_unit = lwc::UnitsPerRenderUnit::of<100>()};
   OriginCoordinator<3> v = view<3>(102400, metres, {0, 0, 0}, 1);
 
   const WorldPosition<3> anchor = cm.from_fixed(lwc::FixedPoint<3>{{820000, 0, 0}});
@@ -291,8 +305,8 @@ TEST(Seed003, FloatShiftDriftsWhereReDerivationDoesNot) {
   // The late-chunk example's Rebase: `_activeChunks[id] -= shift` in float. An object 0.37 m from the origin,
   // then a rebase 1024 m away and back: its local passes through 1023.63 m, where a float keeps 11 fewer
   // bits.
-  OriginCoordinator<2> v = view<2>(102400, ViewConfig{.threshold_cells = 1, .barrier_radius = 0,
-                                                      .units_per_render_unit = 100});
+  OriginCoordinator<2> v = view<2>(102400, ViewConfig{.threshold_cells = lwc::ThresholdCells::of<1>(), .barrier_radius = lwc::BarrierRadius::of<0>(),
+                                                      .units_per_render_unit = lwc::UnitsPerRenderUnit::of<100>()});
   const WorldPosition<2> object = grid(102400).from_fixed(lwc::FixedPoint<2>{{37, 0}});
   float seed_local = v.to_render(object)->at[0];
   for (const CellIndex<2> target : {CellIndex<2>{1, 0}, CellIndex<2>{0, 0}}) {
@@ -383,7 +397,7 @@ TEST(Fixed, ConvertsExactlyBothWaysAtTheExtremes) {
 TEST(Render, RoundsOnceNotTwice) {
   // 2^24 + 1 is halfway between the floats 2^24 and 2^24 + 2. Plus the smallest subnormal it is nearer
   // 2^24 + 2, but a double cannot hold that sum: double-then-float rounds twice and lands on 2^24.
-  OriginCoordinator<2> v = view<2>(1, ViewConfig{.bubble_units = std::int64_t{1} << 25});
+  OriginCoordinator<2> v = view<2>(1, ViewConfig{.bubble_units = lwc::BubbleUnits::of<(std::int64_t{1} << 25)>()});
   const double tiny = std::numeric_limits<double>::denorm_min();
   const WorldPosition<2> p{{(1 << 24) + 1, (1 << 24) + 1}, {tiny, 0}};
   absl::StatusOr<lwc::RenderPoint<2>> r = v.to_render(p);
@@ -401,7 +415,7 @@ TEST(Render, RoundsOnceNotTwice) {
 }
 
 TEST(Render, DividesByTheUnitOnce) {
-  OriginCoordinator<3> v = view<3>(102400, ViewConfig{.units_per_render_unit = 100});
+  OriginCoordinator<3> v = view<3>(102400, ViewConfig{.units_per_render_unit = lwc::UnitsPerRenderUnit::of<100>()});
   for (const std::int64_t cm : {std::int64_t{1}, std::int64_t{3}, std::int64_t{120}, std::int64_t{-7},
                                 std::int64_t{16777217}, std::int64_t{-1677721699}}) {
     const WorldPosition<3> p = v.grid().from_fixed(lwc::FixedPoint<3>{{cm, -cm, cm * 3}});
@@ -419,7 +433,7 @@ TEST(Render, OutsideTheBubbleIsOutOfRangeEvenWhereCellMinusOriginOverflows) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->at, (std::array<float, 2>{1024.5f, -0.25f}));
   // The bubble's edge is inclusive: exactly bubble_units is inside, anything more is not.
-  OriginCoordinator<2> small = view<2>(16, ViewConfig{.bubble_units = 32});
+  OriginCoordinator<2> small = view<2>(16, ViewConfig{.bubble_units = lwc::BubbleUnits::of<32>()});
   EXPECT_TRUE(small.to_render(WorldPosition<2>{{2, -2}, {0, 0}}).ok());
   EXPECT_EQ(small.to_render(WorldPosition<2>{{2, 0}, {0x1p-1074, 0}}).status().code(), absl::StatusCode::kOutOfRange);
   EXPECT_EQ(small.to_render(WorldPosition<2>{{-3, 0}, {15.0, 0}}).status().code(), absl::StatusCode::kOutOfRange);
@@ -428,9 +442,9 @@ TEST(Render, OutsideTheBubbleIsOutOfRangeEvenWhereCellMinusOriginOverflows) {
 
 TEST(Render, ErrorBoundIsHalfAFloatUlpAtTheBubbleEdge) {
   EXPECT_EQ(view<2>(1024).render_error_bound(), 1.0);  // 2^24 units: ulp(2^24) / 2 = 1
-  EXPECT_EQ(view<2>(1024, ViewConfig{.bubble_units = 1 << 20}).render_error_bound(), 0x1p-4);
+  EXPECT_EQ(view<2>(1024, ViewConfig{.bubble_units = lwc::BubbleUnits::of<(1 << 20)>()}).render_error_bound(), 0x1p-4);
   // 2^24 cm in metres is 167772.16 m, below 2^18: half an ulp is 2^(17 - 24).
-  const ViewConfig cm{.units_per_render_unit = 100};
+  const ViewConfig cm{.units_per_render_unit = lwc::UnitsPerRenderUnit::of<100>()};
   EXPECT_EQ(view<2>(102400, cm).render_error_bound(), 0x1p-7);
   EXPECT_EQ(lwc::contracts::render_error_bound({102400, 100, 1 << 24}), 0x1p-7);
 }
@@ -456,8 +470,8 @@ TEST(RoundTrip, RenderToWorldAndBackAtAKnownVersion) {
 // point of a position in the last cell rounds (d = 3) to a float whose world position lies before the
 // first cell. from_render must say OutOfRange, not wrap, and the checker must accept that answer.
 TEST(RoundTrip, RoundedRenderPointPastTheEndOfInt64IsOutOfRange) {
-  OriginCoordinator<2> v = view<2>(std::int64_t{1} << 43, ViewConfig{.units_per_render_unit = 3,
-                                                                    .bubble_units = std::int64_t{1} << 44},
+  OriginCoordinator<2> v = view<2>(std::int64_t{1} << 43, ViewConfig{.units_per_render_unit = lwc::UnitsPerRenderUnit::of<3>(),
+                                                                    .bubble_units = lwc::BubbleUnits::of<(std::int64_t{1} << 44)>()},
                                    {0, kMin + 2});
   const WorldPosition<2> p{{0, kMin}, {0, 0x1p-1074}};
   absl::StatusOr<lwc::RenderPoint<2>> y = v.to_render(p);
@@ -476,8 +490,8 @@ TEST(RoundTrip, RoundedRenderPointPastTheEndOfInt64IsOutOfRange) {
 // is compared with a fresh to_render of each anchor, and every 1,000 rebases with the exact oracle. The
 // late-chunk example's `-= shift` runs alongside and drifts.
 TEST(NoDrift, TenThousandRandomRebasesMatchAFreshConversionBitForBit) {
-  OriginCoordinator<2> v = view<2>(102400, ViewConfig{.threshold_cells = 1, .barrier_radius = 0,
-                                                      .units_per_render_unit = 100});
+  OriginCoordinator<2> v = view<2>(102400, ViewConfig{.threshold_cells = lwc::ThresholdCells::of<1>(), .barrier_radius = lwc::BarrierRadius::of<0>(),
+                                                      .units_per_render_unit = lwc::UnitsPerRenderUnit::of<100>()});
   std::mt19937_64 rng(2026);
   std::vector<WorldPosition<2>> anchors;
   for (int i = 0; i < 200; ++i) {
@@ -519,7 +533,7 @@ TEST(Views, SeveralCoordinatorsShareOneWorldWithoutTouchingIt) {
   const std::vector<WorldPosition<2>> world = {kEntity, kObserver, {{kMin, kMax}, {0.5, 0}}};
   const std::vector<WorldPosition<2>> authority = world;
   OriginCoordinator<2> left = view<2>(1024);
-  OriginCoordinator<2> right = view<2>(1024, ViewConfig{.threshold_cells = 1, .bubble_units = 1 << 20});
+  OriginCoordinator<2> right = view<2>(1024, ViewConfig{.threshold_cells = lwc::ThresholdCells::of<1>(), .bubble_units = lwc::BubbleUnits::of<(1 << 20)>()});
   load_around(left, kObserver.cell);
   load_around(right, kEntity.cell);
   ASSERT_TRUE(left.commit(**left.plan(kObserver)).ok());
@@ -932,7 +946,7 @@ TEST(Wire, R14_TheJsonFormIsExact) {
 namespace {
 
 TEST(Barrier, R16_RunsFollowEveryLoadAndUnloadAtTheEndsOfInt64) {
-  OriginCoordinator<2> v = view<2>(16, ViewConfig{.threshold_cells = 1, .barrier_radius = 2});
+  OriginCoordinator<2> v = view<2>(16, ViewConfig{.threshold_cells = lwc::ThresholdCells::of<1>(), .barrier_radius = lwc::BarrierRadius::of<2>()});
   // A row at the far end of the last axis, filled out of order, then holed and refilled.
   const std::vector<std::int64_t> xs = {kMax, kMax - 2, kMax - 1, kMax - 4, kMax - 3, kMin, kMin + 1};
   for (const std::int64_t x : xs) {
@@ -965,7 +979,7 @@ TEST(Barrier, R16_RunsFollowEveryLoadAndUnloadAtTheEndsOfInt64) {
 }
 
 TEST(Barrier, R16_Radius64In2DIsCheckedByRows) {
-  OriginCoordinator<2> v = view<2>(1024, ViewConfig{.threshold_cells = 1, .barrier_radius = 64});
+  OriginCoordinator<2> v = view<2>(1024, ViewConfig{.threshold_cells = lwc::ThresholdCells::of<1>(), .barrier_radius = lwc::BarrierRadius::of<64>()});
   const CellIndex<2> target{100, -100};
   for (const CellIndex<2>& c : v.missing_cells(target)) v.load(c);
   EXPECT_EQ(v.loaded_count(), 129u * 129u);
@@ -984,7 +998,7 @@ TEST(Barrier, R16_Radius64In2DIsCheckedByRows) {
 }
 
 TEST(Barrier, R16_Radius64In3DListsNineAndCountsTheRest) {
-  OriginCoordinator<3> v = view<3>(1024, ViewConfig{.threshold_cells = 1, .barrier_radius = 64});
+  OriginCoordinator<3> v = view<3>(1024, ViewConfig{.threshold_cells = lwc::ThresholdCells::of<1>(), .barrier_radius = lwc::BarrierRadius::of<64>()});
   const CellIndex<3> target{kMin, 0, kMax};  // clipped on two axes: 65 x 129 x 65 cells
   for (std::int64_t y = -64; y <= 64; ++y) {
     for (std::int64_t z = kMax - 64; z != kMax; ++z) v.load({kMin, y, z});
@@ -1019,7 +1033,7 @@ TEST(Oriented, R17_AQuarterTurnIsExactlyTheAxesSwapped) {
 }
 
 TEST(Oriented, R17_ThirtyDegreesAtTheBubbleEdgeIsWithinTheBound) {
-  const OriginCoordinator<3> v = view<3>(1 << 20, ViewConfig{.units_per_render_unit = 100});
+  const OriginCoordinator<3> v = view<3>(1 << 20, ViewConfig{.units_per_render_unit = lwc::UnitsPerRenderUnit::of<100>()});
   const double c = std::cos(0.5235987755982988);
   const double s = std::sin(0.5235987755982988);
   const lwc::Rotation<3> r{{{{c, -s, 0.0}, {s, c, 0.0}, {0.0, 0.0, 1.0}}}};
@@ -1049,7 +1063,7 @@ TEST(Oriented, R17_ThirtyDegreesAtTheBubbleEdgeIsWithinTheBound) {
 }
 
 TEST(Oriented, R17_TheBatchIsEachSingleConversionWithNaNOutsideTheBubble) {
-  const OriginCoordinator<3> v = view<3>(1 << 20, ViewConfig{.units_per_render_unit = 100});
+  const OriginCoordinator<3> v = view<3>(1 << 20, ViewConfig{.units_per_render_unit = lwc::UnitsPerRenderUnit::of<100>()});
   const double c = std::cos(0.5235987755982988);
   const double s = std::sin(0.5235987755982988);
   const lwc::Rotation<3> r{{{{c, -s, 0.0}, {s, c, 0.0}, {0.0, 0.0, 1.0}}}};

@@ -85,14 +85,14 @@ int main() {
   // The view starts centred on the player, as a loaded save would restore it.
   const lwc::WorldPosition<2> start = grid->from_fixed(player);
   absl::StatusOr<lwc::OriginCoordinator<2>> view = lwc::OriginCoordinator<2>::create(
-      *grid, lwc::ViewConfig{.threshold_cells = 2, .barrier_radius = 1, .units_per_render_unit = kUnitsPerMetre},
+      *grid, lwc::ViewConfig{.threshold_cells = lwc::ThresholdCells::of<2>(), .barrier_radius = lwc::BarrierRadius::of<1>(), .units_per_render_unit = lwc::UnitsPerRenderUnit::of<(kUnitsPerMetre)>()},
       start.cell);
   if (!view.ok()) return 1;
 
   // The minimap: a second view of the same world, coarser and with a larger bubble.
   absl::StatusOr<lwc::OriginCoordinator<2>> minimap = lwc::OriginCoordinator<2>::create(
-      *grid, lwc::ViewConfig{.threshold_cells = 8, .barrier_radius = 0, .units_per_render_unit = 1'000,
-                             .bubble_units = std::int64_t{1} << 30},
+      *grid, lwc::ViewConfig{.threshold_cells = lwc::ThresholdCells::of<8>(), .barrier_radius = lwc::BarrierRadius::of<0>(), .units_per_render_unit = lwc::UnitsPerRenderUnit::of<1'000>(),
+                             .bubble_units = lwc::BubbleUnits::of<(std::int64_t{1} << 30)>()},
       start.cell);
   if (!minimap.ok()) return 1;
 
@@ -107,7 +107,7 @@ int main() {
   std::vector<Client> clients;
   for (const bool follows : {true, false}) {
     absl::StatusOr<lwc::OriginCoordinator<2>> v = lwc::OriginCoordinator<2>::create(
-        *grid, lwc::ViewConfig{.threshold_cells = 1, .barrier_radius = 1, .units_per_render_unit = kUnitsPerMetre},
+        *grid, lwc::ViewConfig{.threshold_cells = lwc::ThresholdCells::of<1>(), .barrier_radius = lwc::BarrierRadius::of<1>(), .units_per_render_unit = lwc::UnitsPerRenderUnit::of<(kUnitsPerMetre)>()},
         start.cell);
     if (!v.ok()) return 1;
     clients.push_back(Client{*std::move(v), follows});

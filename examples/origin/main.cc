@@ -50,7 +50,7 @@ int main() {
   // player is two cells from its origin, once the 3 x 3 cells around the new origin are loaded.
   absl::StatusOr<lwc::WorldGrid> grid = lwc::WorldGrid::create(lwc::ChunkSize::of<1024>());
   if (!grid.ok()) return 1;
-  const lwc::ViewConfig config{.threshold_cells = 2, .barrier_radius = 1, .units_per_render_unit = 100};
+  const lwc::ViewConfig config{.threshold_cells = lwc::ThresholdCells::of<2>(), .barrier_radius = lwc::BarrierRadius::of<1>(), .units_per_render_unit = lwc::UnitsPerRenderUnit::of<100>()};
   lwc::FixedPoint<2> player{.units = {std::int64_t{1} << 50, -3'000}};
   const lwc::WorldPosition<2> start = grid->from_fixed(player);
   absl::StatusOr<lwc::OriginCoordinator<2>> camera =

@@ -83,36 +83,20 @@ template <std::size_t D>
   requires(D == 2 || D == 3)
 class OriginCoordinator {
  public:
-  static constexpr std::int64_t kMaxBarrierRadius = 64;
-  static constexpr std::int64_t kMaxUnitsPerRenderUnit = std::int64_t{1} << 20;
-  static constexpr std::int64_t kMaxBubbleUnits = std::int64_t{1} << 44;
+  static constexpr std::int64_t kMaxBarrierRadius = BarrierRadius::kMax;
+  static constexpr std::int64_t kMaxUnitsPerRenderUnit = UnitsPerRenderUnit::kMax;
+  static constexpr std::int64_t kMaxBubbleUnits = BubbleUnits::kMax;
 
   // create()
   //
   // A view of `grid` with origin `origin` at version `version` (restoring a saved view; a new one starts
   // at the zero cell and version 0), no cell loaded, outside a simulation step, with a fresh ViewId
-  // (R12; a restored view gets a new id too: ids are process-local). InvalidArgument when a ViewConfig
-  // field is outside its documented range; ResourceExhausted once 2^64 - 1 views have been created in
-  // this process (ids are never reused).
+  // (R12; a restored view gets a new id too: ids are process-local). The config's fields are validated
+  // by their types; ResourceExhausted once 2^64 - 1 views have been created in this process (ids are
+  // never reused).
   [[nodiscard]] static absl::StatusOr<OriginCoordinator> create(WorldGrid grid, ViewConfig config,
                                                                 CellIndex<D> origin = {},
                                                                 std::uint64_t version = 0) {
-    // Each range is where the clause that uses the field holds: T and r in the barrier (R6), d in the
-    // exact conversion (R4) and its bound (R5), B in the bubble (R5).
-    const auto bad = [](absl::string_view what, std::int64_t v, absl::string_view range, absl::string_view clauses) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("view config: ", what, " ", v, " is outside ", range, " (", clauses, ")"));
-    };
-    if (config.threshold_cells < 1) return bad("threshold_cells", config.threshold_cells, "[1, inf)", "R6");
-    if (config.barrier_radius < 0 || config.barrier_radius > kMaxBarrierRadius) {
-      return bad("barrier_radius", config.barrier_radius, "[0, 64]", "R6");
-    }
-    if (config.units_per_render_unit < 1 || config.units_per_render_unit > kMaxUnitsPerRenderUnit) {
-      return bad("units_per_render_unit", config.units_per_render_unit, "[1, 2^20]", "R4, R5");
-    }
-    if (config.bubble_units < 1 || config.bubble_units > kMaxBubbleUnits) {
-      return bad("bubble_units", config.bubble_units, "[1, 2^44]", "R5");
-    }
     const std::uint64_t id = internal::issue_view_id();
     if (id == 0) return absl::ResourceExhaustedError("view config: every view id of this process is used (R12)");
     return OriginCoordinator(grid, config, origin, version, ViewId{id});
@@ -153,8 +137,8 @@ class OriginCoordinator {
   [[nodiscard]] double render_error_bound() const {
     // k = floor(log2(bubble / d)), from the integers: the largest k with 2^k * d <= bubble. The quotient
     // is in [2^-20, 2^44], so k is in [-20, 44].
-    const auto d = absl::uint128(static_cast<std::uint64_t>(config_.units_per_render_unit));
-    const auto b = absl::uint128(static_cast<std::uint64_t>(config_.bubble_units));
+    const auto d = absl::uint128(static_cast<std::uint64_t>(config_.units_per_render_unit.value()));
+    const auto b = absl::uint128(static_cast<std::uint64_t>(config_.bubble_units.value()));
     int k = 44;
     while (k >= 0 ? (d << k) > b : d > (b << -k)) --k;
     return std::ldexp(1.0, k - std::numeric_limits<float>::digits);
@@ -243,8 +227,8 @@ class OriginCoordinator {
   // R17's bound in render units: 2^(k - 24) + 2^(k - 50) with k = floor(log2(N * bubble / d)) + 1.
   [[nodiscard]] double oriented_error_bound() const {
     // k: the least integer with N * bubble < 2^k * d, from the integers.
-    const auto d = absl::uint128(static_cast<std::uint64_t>(config_.units_per_render_unit));
-    const absl::uint128 nb = absl::uint128(static_cast<std::uint64_t>(config_.bubble_units)) * D;
+    const auto d = absl::uint128(static_cast<std::uint64_t>(config_.units_per_render_unit.value()));
+    const absl::uint128 nb = absl::uint128(static_cast<std::uint64_t>(config_.bubble_units.value())) * D;
     int k = -21;
     while (k >= 0 ? (d << k) <= nb : d <= (nb << -k)) ++k;
     return std::ldexp(1.0, k - 24) + std::ldexp(1.0, k - 50);
@@ -335,7 +319,7 @@ class OriginCoordinator {
     bool far = false;
     for (std::size_t a = 0; a < D; ++a) {
       const absl::int128 d = absl::int128(observer.cell[a]) - origin_[a];
-      far |= d >= config_.threshold_cells || d <= -config_.threshold_cells;
+      far |= d >= config_.threshold_cells.value() || d <= -config_.threshold_cells.value();
     }
     if (!far) return std::optional<RebasePlan<D>>();
     if (absl::Status s = barrier_status(observer.cell, "plan"); !s.ok()) return s;
@@ -392,7 +376,7 @@ class OriginCoordinator {
     for (std::size_t a = 0; a < D; ++a) {
       if (!render_one(p, a, out.at[a])) {
         return absl::OutOfRangeError(absl::StrCat("to_render: position in cell ", internal::describe_cell(p.cell),
-                                                  " is outside the render bubble of ", config_.bubble_units,
+                                                  " is outside the render bubble of ", config_.bubble_units.value(),
                                                   " units around origin ", internal::describe_cell(origin_),
                                                   " (R5)"));
       }
@@ -433,7 +417,7 @@ class OriginCoordinator {
     }
     std::array<double, D> offset;
     for (std::size_t a = 0; a < D; ++a) {
-      offset[a] = static_cast<double>(y.at[a]) * static_cast<double>(config_.units_per_render_unit);
+      offset[a] = static_cast<double>(y.at[a]) * static_cast<double>(config_.units_per_render_unit.value());
     }
     return grid_.normalize(origin_, offset);
   }
@@ -480,7 +464,7 @@ class OriginCoordinator {
 
   [[nodiscard]] bool render_one(const WorldPosition<D>& p, std::size_t a, float& out) const {
     return internal::render_axis(p.cell[a], p.offset[a], origin_[a], grid_.cell_size().value(),
-                                 config_.units_per_render_unit, config_.bubble_units, out);
+                                 config_.units_per_render_unit.value(), config_.bubble_units.value(), out);
   }
 
   // The batch of to_render_all and to_render_all_oriented: `render(p, out)` converts one normalised anchor
@@ -513,7 +497,7 @@ class OriginCoordinator {
     std::array<double, D> x{};
     for (std::size_t a = 0; a < D; ++a) {
       if (!internal::render_axis_double(p.cell[a], p.offset[a], origin_[a], grid_.cell_size().value(),
-                                        config_.units_per_render_unit, config_.bubble_units, x[a])) {
+                                        config_.units_per_render_unit.value(), config_.bubble_units.value(), x[a])) {
         return false;
       }
     }
@@ -528,9 +512,9 @@ class OriginCoordinator {
   // The barrier around `target`: barrier_radius cells on each axis, clipped to int64, as [lo, hi].
   void barrier_box(const CellIndex<D>& target, CellIndex<D>& lo, CellIndex<D>& hi) const {
     for (std::size_t a = 0; a < D; ++a) {
-      lo[a] = static_cast<std::int64_t>(std::max<absl::int128>(absl::int128(target[a]) - config_.barrier_radius,
+      lo[a] = static_cast<std::int64_t>(std::max<absl::int128>(absl::int128(target[a]) - config_.barrier_radius.value(),
                                                                internal::kMinCell));
-      hi[a] = static_cast<std::int64_t>(std::min<absl::int128>(absl::int128(target[a]) + config_.barrier_radius,
+      hi[a] = static_cast<std::int64_t>(std::min<absl::int128>(absl::int128(target[a]) + config_.barrier_radius.value(),
                                                                internal::kMaxCell));
     }
   }

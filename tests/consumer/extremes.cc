@@ -294,7 +294,7 @@ void rebase() {
   // The bubble's edge: exactly bubble_units is inside, one subnormal more is not (R5), each conversion
   // the float nearest to the exact value (R4).
   const lwc::WorldGrid g16 = *lwc::WorldGrid::create(lwc::ChunkSize::of<16>());
-  const lwc::OriginCoordinator<2> small = *lwc::OriginCoordinator<2>::create(g16, lwc::ViewConfig{.bubble_units = 32});
+  const lwc::OriginCoordinator<2> small = *lwc::OriginCoordinator<2>::create(g16, lwc::ViewConfig{.bubble_units = lwc::BubbleUnits::of<32>()});
   const lwc::contracts::RenderSpec small_spec = lwc::contracts::spec_of(small);
   const double tiny = d(1);
   const double below16 = d(0x402fffffffffffff);  // the largest double below 16
@@ -321,7 +321,7 @@ void rebase() {
          "R5/R17 oriented: one subnormal past the bubble is outside");
   // R4: 2^24 + 1 + denorm_min rounds once, to 2^24 + 2; double-then-float would give 2^24.
   const lwc::WorldGrid g1 = *lwc::WorldGrid::create(lwc::ChunkSize::of<1>());
-  const lwc::OriginCoordinator<2> unit = *lwc::OriginCoordinator<2>::create(g1, lwc::ViewConfig{.bubble_units = std::int64_t{1} << 25});
+  const lwc::OriginCoordinator<2> unit = *lwc::OriginCoordinator<2>::create(g1, lwc::ViewConfig{.bubble_units = lwc::BubbleUnits::of<(std::int64_t{1} << 25)>()});
   const lwc::WorldPosition<2> once{{(1 << 24) + 1, (1 << 24) + 1}, {tiny, 0}};
   const absl::StatusOr<lwc::RenderPoint<2>> r4 = unit.to_render(once);
   expect(r4.ok() && bits(r4->at[0]) == bits(16777218.0f) && bits(r4->at[1]) == bits(16777216.0f),
@@ -329,7 +329,7 @@ void rebase() {
   expect_ok(lwc::contracts::check_render<2>(lwc::contracts::spec_of(unit), unit.origin(), unit.version(), once, r4), "R4 checker");
   // R4 with a divisor (centimetres rendered in metres): the exact quotient, at subnormal offsets too.
   const lwc::WorldGrid g1024 = *lwc::WorldGrid::create(lwc::ChunkSize::of<102400>());
-  const lwc::OriginCoordinator<3> cm = *lwc::OriginCoordinator<3>::create(g1024, lwc::ViewConfig{.units_per_render_unit = 100});
+  const lwc::OriginCoordinator<3> cm = *lwc::OriginCoordinator<3>::create(g1024, lwc::ViewConfig{.units_per_render_unit = lwc::UnitsPerRenderUnit::of<100>()});
   for (const std::int64_t units : {std::int64_t{1}, std::int64_t{3}, std::int64_t{-7}, std::int64_t{16777217},
                                    std::int64_t{-1677721699}}) {
     for (const double extra : {0.0, tiny, 0.5, d(0x3fefffffffffffff)}) {

@@ -65,7 +65,7 @@ bool second_unit_ok() {
   if (!expect(grid.ok(), "WorldGrid::create")) return false;
   const lwc::WorldPosition<2> at = grid->from_fixed(lwc::FixedPoint<2>{{INT64_MAX - 10, -5}});
   const absl::StatusOr<lwc::OriginCoordinator<2>> view = lwc::OriginCoordinator<2>::create(
-      *grid, lwc::ViewConfig{.threshold_cells = 2, .barrier_radius = 1, .units_per_render_unit = 1}, at.cell);
+      *grid, lwc::ViewConfig{.threshold_cells = lwc::ThresholdCells::of<2>(), .barrier_radius = lwc::BarrierRadius::of<1>(), .units_per_render_unit = lwc::UnitsPerRenderUnit::of<1>()}, at.cell);
   if (!expect(view.ok(), "OriginCoordinator::create")) return false;
   const absl::StatusOr<lwc::RenderPoint<2>> render = view->to_render(at);
   ok &= expect(render.ok() &&

@@ -642,10 +642,10 @@ void rebase() {
   // A 2D view following an observer over frames: 10.24 m cells in centimetres, rendered in metres.
   const lwc::WorldGrid grid = must(lwc::WorldGrid::create(lwc::ChunkSize::of<1024>()));
   lwc::ViewConfig vc;
-  vc.threshold_cells = 2;
-  vc.barrier_radius = 1;
-  vc.units_per_render_unit = 100;
-  vc.bubble_units = int64_t{1} << 24;
+  vc.threshold_cells = lwc::ThresholdCells::of<2>();
+  vc.barrier_radius = lwc::BarrierRadius::of<1>();
+  vc.units_per_render_unit = lwc::UnitsPerRenderUnit::of<100>();
+  vc.bubble_units = lwc::BubbleUnits::of<(int64_t{1} << 24)>();
   lwc::OriginCoordinator<2> view = must(lwc::OriginCoordinator<2>::create(grid, vc, {int64_t{1} << 40, -(int64_t{1} << 40)}));
   rec("render_error_bound ", hex(view.render_error_bound()), " oriented_error_bound ", hex(view.oriented_error_bound()));
   std::vector<lwc::WorldPosition<2>> anchors;
@@ -719,8 +719,8 @@ void rebase() {
     }
   }
   lwc::ViewConfig vc3 = vc;
-  vc3.units_per_render_unit = 1;
-  vc3.bubble_units = int64_t{1} << 44;
+  vc3.units_per_render_unit = lwc::UnitsPerRenderUnit::of<1>();
+  vc3.bubble_units = lwc::BubbleUnits::of<(int64_t{1} << 44)>();
   lwc::OriginCoordinator<3> view3 = must(lwc::OriginCoordinator<3>::create(grid, vc3, {kMax - 3, kMin, 7}));
   const lwc::Rotation<3> r3 = {{{{c30, -s30, 0.0}, {s30 * 0.8, c30 * 0.8, -0.6}, {s30 * 0.6, c30 * 0.6, 0.8}}}};
   rec("rotation3 ", code(lwc::OriginCoordinator<3>::rotation_status(r3)), " bound ", hex(view3.oriented_error_bound()));

@@ -120,7 +120,7 @@ void rebase() {
   if (!grid.ok()) return expect(false, "WorldGrid::create");
   const lwc::WorldPosition<3> at = grid->from_fixed(lwc::FixedPoint<3>{{INT64_MAX - 10, -5, 7}});
   absl::StatusOr<lwc::OriginCoordinator<3>> view = lwc::OriginCoordinator<3>::create(
-      *grid, lwc::ViewConfig{.threshold_cells = 2, .barrier_radius = 1, .units_per_render_unit = 1}, at.cell);
+      *grid, lwc::ViewConfig{.threshold_cells = lwc::ThresholdCells::of<2>(), .barrier_radius = lwc::BarrierRadius::of<1>(), .units_per_render_unit = lwc::UnitsPerRenderUnit::of<1>()}, at.cell);
   if (!view.ok()) return expect(false, "OriginCoordinator::create");
   const absl::StatusOr<lwc::RenderPoint<3>> render = view->to_render(at);
   expect(render.ok() && lwc::contracts::check_render(lwc::contracts::spec_of(*view), view->origin(), view->version(),

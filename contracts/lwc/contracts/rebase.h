@@ -136,7 +136,7 @@ struct RenderSpec {
 // The RenderSpec of an lwc view.
 template <std::size_t D>
 [[nodiscard]] RenderSpec spec_of(const OriginCoordinator<D>& view) {
-  return {view.grid().cell_size().value(), view.config().units_per_render_unit, view.config().bubble_units};
+  return {view.grid().cell_size().value(), view.config().units_per_render_unit.value(), view.config().bubble_units.value()};
 }
 
 // R1 ------------------------------------------------------------------------------------------------

@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <ostream>
 
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
@@ -144,20 +146,123 @@ class WorldGrid {
   CellSize real_;
 };
 
+}  // namespace lwc
+
+namespace lwc::internal {
+
+// The four settings of a view. Each range is where the clause that uses the field holds: T and r in the
+// barrier (R6), d in the exact conversion (R4) and its bound (R5), B in the bubble (R5).
+struct ThresholdCellsTag {
+  static constexpr std::int64_t kMin = 1;
+  static constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  static constexpr const char* kName = "threshold_cells";
+  static constexpr const char* kRange = "[1, inf)";
+  static constexpr const char* kClauses = "R6";
+};
+struct BarrierRadiusTag {
+  static constexpr std::int64_t kMin = 0;
+  static constexpr std::int64_t kMax = 64;
+  static constexpr const char* kName = "barrier_radius";
+  static constexpr const char* kRange = "[0, 64]";
+  static constexpr const char* kClauses = "R6";
+};
+struct UnitsPerRenderUnitTag {
+  static constexpr std::int64_t kMin = 1;
+  static constexpr std::int64_t kMax = std::int64_t{1} << 20;
+  static constexpr const char* kName = "units_per_render_unit";
+  static constexpr const char* kRange = "[1, 2^20]";
+  static constexpr const char* kClauses = "R4, R5";
+};
+struct BubbleUnitsTag {
+  static constexpr std::int64_t kMin = 1;
+  static constexpr std::int64_t kMax = std::int64_t{1} << 44;
+  static constexpr const char* kName = "bubble_units";
+  static constexpr const char* kRange = "[1, 2^44]";
+  static constexpr const char* kClauses = "R5";
+};
+
+}  // namespace lwc::internal
+
+LWC_EXPORT namespace lwc {
+
+// ViewSetting
+//
+// One validated field of a ViewConfig: an int64 in [kMin, kMax], made as every validated value of lwc
+// is — `create(v)` returns it or InvalidArgument naming the field, its range and clause ("view config:
+// barrier_radius 65 is outside [0, 64] (R6)"), `of<N>()` checks a constant at compile time, `value()`
+// reads it back. Each setting is its own type, told apart by its tag.
+template <typename Tag>
+class ViewSetting {
+ public:
+  static constexpr std::int64_t kMin = Tag::kMin;
+  static constexpr std::int64_t kMax = Tag::kMax;
+
+  [[nodiscard]] static absl::StatusOr<ViewSetting> create(std::int64_t v) {
+    if (v < kMin || v > kMax) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("view config: ", Tag::kName, " ", v, " is outside ", Tag::kRange, " (", Tag::kClauses, ")"));
+    }
+    return ViewSetting(v);
+  }
+  template <std::int64_t N>
+    requires(N >= kMin && N <= kMax)
+  [[nodiscard]] static consteval ViewSetting of() noexcept {
+    return ViewSetting(N);
+  }
+
+  [[nodiscard]] constexpr std::int64_t value() const noexcept { return value_; }
+  friend constexpr bool operator==(ViewSetting, ViewSetting) noexcept = default;
+  friend std::ostream& operator<<(std::ostream& os, ViewSetting v) { return os << v.value_; }
+
+ private:
+  constexpr explicit ViewSetting(std::int64_t v) noexcept : value_(v) {}
+
+  // Invariant: kMin <= value_ <= kMax.
+  std::int64_t value_;
+};
+
+using ThresholdCells = ViewSetting<internal::ThresholdCellsTag>;
+using BarrierRadius = ViewSetting<internal::BarrierRadiusTag>;
+using UnitsPerRenderUnit = ViewSetting<internal::UnitsPerRenderUnitTag>;
+using BubbleUnits = ViewSetting<internal::BubbleUnitsTag>;
+
 // ViewConfig
 //
-// How one view (camera) rebases. Defaults: a threshold of 2 cells (the plan/commit floating-origin
-// example's), a 3x3 (3x3x3) barrier.
+// How one view (camera) rebases; every field is validated by its type. Defaults: a threshold of 2 cells
+// (the plan/commit floating-origin example's), a 3x3 (3x3x3) barrier, world units as render units, a
+// bubble of 2^24 units.
+//
+// Example:
+//   lwc::ViewConfig metres{.units_per_render_unit = lwc::UnitsPerRenderUnit::of<100>()};
+//   absl::StatusOr<lwc::ViewConfig> from_a_file = lwc::ViewConfig::create(2, 1, 100, 1 << 24);
 struct ViewConfig {
-  // Rebase when the observer's cell is at least this many cells from the origin on some axis. >= 1.
-  std::int64_t threshold_cells = 2;
-  // Every cell within this Chebyshev distance of the new origin must be loaded. In [0, 64].
-  std::int64_t barrier_radius = 1;
-  // World units per render unit (100 for centimetres rendered in metres). In [1, 2^20].
-  std::int64_t units_per_render_unit = 1;
+  // Rebase when the observer's cell is at least this many cells from the origin on some axis.
+  ThresholdCells threshold_cells = ThresholdCells::of<2>();
+  // Every cell within this Chebyshev distance of the new origin must be loaded.
+  BarrierRadius barrier_radius = BarrierRadius::of<1>();
+  // World units per render unit (100 for centimetres rendered in metres).
+  UnitsPerRenderUnit units_per_render_unit = UnitsPerRenderUnit::of<1>();
   // The render bubble: to_render is OutOfRange when |position - origin| exceeds this many world units
-  // on some axis. In [1, 2^44].
-  std::int64_t bubble_units = std::int64_t{1} << 24;
+  // on some axis.
+  BubbleUnits bubble_units = BubbleUnits::of<(std::int64_t{1} << 24)>();
+
+  // create()
+  //
+  // The config of four plain numbers (read from a file, or through the C API), or the first field's
+  // InvalidArgument.
+  [[nodiscard]] static absl::StatusOr<ViewConfig> create(std::int64_t threshold_cells, std::int64_t barrier_radius,
+                                                         std::int64_t units_per_render_unit,
+                                                         std::int64_t bubble_units) {
+    absl::StatusOr<ThresholdCells> t = ThresholdCells::create(threshold_cells);
+    if (!t.ok()) return t.status();
+    absl::StatusOr<BarrierRadius> r = BarrierRadius::create(barrier_radius);
+    if (!r.ok()) return r.status();
+    absl::StatusOr<UnitsPerRenderUnit> d = UnitsPerRenderUnit::create(units_per_render_unit);
+    if (!d.ok()) return d.status();
+    absl::StatusOr<BubbleUnits> b = BubbleUnits::create(bubble_units);
+    if (!b.ok()) return b.status();
+    return ViewConfig{*t, *r, *d, *b};
+  }
 };
 
 }  // namespace lwc

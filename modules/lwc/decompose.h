@@ -474,13 +474,20 @@ template <std::floating_point F>
   return absl::StatusCode::kOk;
 }
 
-// Whether |v| < 2^62 * h for every v: then every floor(v / h) is an int64 and no input can fail. On the
-// bits, so that NaN and infinities fail under -ffinite-math-only too (their magnitude bits exceed every
-// finite bound's); 2^62 * h rounds to infinity only for an h so large that every finite v passes.
+// Whether |v| < 2^62 * h for every v: then every floor(v / h) is an int64 and no input can fail. NaN
+// fails the comparison, and so does an infinity; 2^62 * h rounds to infinity only for an h so large that
+// every finite v passes. Branch-free, so it vectorises: a fraction of what the cells cost.
 [[nodiscard]] inline bool all_within_2_62_cells(std::span<const double> vs, double h) noexcept {
-  const fp::Bits<double> bound = fp::bits_of(h * 0x1p62);
+  const double bound = h * 0x1p62;
   bool within = true;
-  for (const double v : vs) within &= (fp::bits_of(v) & ~fp::Layout<double>::kSign) < bound;
+#if __FINITE_MATH_ONLY__
+  // The compiler may assume no NaN or infinity reaches a floating-point comparison; the magnitude's bits
+  // (read from memory, where no such assumption applies) order as the magnitudes do, NaN and inf last.
+  const auto limit = std::bit_cast<std::int64_t>(bound);
+  for (const double v : vs) within &= (std::bit_cast<std::int64_t>(v) & std::numeric_limits<std::int64_t>::max()) < limit;
+#else
+  for (const double v : vs) within &= std::fabs(v) < bound;
+#endif
   return within;
 }
 
@@ -554,7 +561,8 @@ template <std::floating_point F>
     }
   }
   for (std::size_t i = 0; i < vs.size(); ++i) {
-    (void)cell_of_code<double>(vs[i], h, out[i]);  // kOk: every input was judged above
+    if (internal::cell_of_small(vs[i], h.value(), out[i])) continue;
+    (void)internal::cell_of_large(vs[i], h.value(), out[i]);  // kOk: every input was judged above
   }
   return absl::OkStatus();
 }

@@ -304,13 +304,16 @@ class PersistentGrid {
   // held), exactly when find_pairs on the live boxes would for a budget — their memberships above
   // max_memberships, their overlapping pairs above max_pairs (E2) — or when the step volumes' memberships
   // exceed max_memberships or the swept candidates max_pairs. `timings`, when given, receives update_ns.
-  // The events are written into the grid's own lists and swapped into `out` on success, so the two sets
-  // of vectors take turns and both stay warm.
+  // The events are written into the grid's own lists and copied into `out` on success: each set of
+  // vectors keeps its capacity (a swap would make them take turns, and a frame could meet the colder).
   [[nodiscard]] absl::Status update_into(ContactEvents& out, Timings* timings = nullptr) {
     const internal::Stopwatch updating(timings);
     clear(next_);
     if (absl::Status s = state_.update(next_); !s.ok()) return s;
-    std::swap(out, next_);
+    out.began.assign(next_.began.begin(), next_.began.end());
+    out.ended.assign(next_.ended.begin(), next_.ended.end());
+    out.swept.assign(next_.swept.begin(), next_.swept.end());
+    out.stats = next_.stats;
     updating.stop(timings, &Timings::update_ns);
     return absl::OkStatus();
   }
@@ -476,7 +479,7 @@ class PersistentGrid {
   }
 
   internal::PersistentState<D> state_;
-  ContactEvents next_;  // the events of the update in progress, swapped into the caller's on success
+  ContactEvents next_;  // the events of the update in progress, copied into the caller's on success
   mutable std::vector<RayHit> ray_scratch_;  // raycast()'s hits, reused
 };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: audit/html.cc                   Module: lwc.contracts.audit (implementation unit)
+// File: audit/html.cc                   Module: lwc.audit.trace (implementation unit)
 //
 // The audit in pictures (lwc-audit --html REPORT, docs/audit.md "The report as a page"): one self-contained
 // HTML page (inline CSS and SVG, no script, nothing fetched) with the per-clause table and, for each
@@ -42,7 +42,7 @@ module;
 #include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-module lwc.contracts.audit;
+module lwc.audit.trace;
 
 import lwc.draw;
 import lwc.decompose;
@@ -53,11 +53,11 @@ import lwc.contracts.broadphase;
 namespace lwc::internal {
 namespace {
 
-using contracts::ClauseTally;
-using contracts::Counterexample;
-using contracts::TraceOptions;
-using contracts::TraceRecord;
-using contracts::TraceReport;
+using audit::ClauseTally;
+using audit::Counterexample;
+using audit::TraceOptions;
+using audit::TraceRecord;
+using audit::TraceReport;
 namespace palette = draw::palette;
 
 constexpr std::size_t kCloseUps = 3;     // missed (and extra) pairs drawn close up, per record
@@ -691,7 +691,7 @@ class Pictures {
       const bool session = text.find("\"session\"") != std::string::npos;
       if (want == wanted_.end() && !session) continue;
       if (text.size() > options_.max_line_bytes) continue;
-      contracts::BadKind kind{};
+      audit::BadKind kind{};
       std::string why;
       if (!reader.parse(text, kind, why)) continue;
       std::int64_t schema = 0;
@@ -803,7 +803,7 @@ class Pictures {
 
 }  // namespace lwc::internal
 
-namespace lwc::contracts {
+namespace lwc::audit {
 
 std::string report_html(const TraceReport& report, const std::string& trace, const TraceOptions& options) {
   using internal::esc;
@@ -863,4 +863,4 @@ std::string report_html(const TraceReport& report, const std::string& trace, con
   return out;
 }
 
-}  // namespace lwc::contracts
+}  // namespace lwc::audit

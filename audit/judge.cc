@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: audit/judge.cc                  Module: lwc.contracts.audit (implementation unit)
+// File: audit/judge.cc                  Module: lwc.audit.trace (implementation unit)
 //
 // The judge: streams a trace line by line (TraceAuditor, file()), has each line read by the reader
 // (LineReader, audit/reader.cc), routes the record by "contract" and "op" to its RecordKind (one file per
@@ -25,7 +25,7 @@ module;
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-module lwc.contracts.audit;
+module lwc.audit.trace;
 
 namespace lwc::internal {
 namespace {
@@ -36,7 +36,7 @@ std::string_view stdsv(absl::string_view s) { return std::string_view(s.data(), 
 
 }  // namespace
 
-void add_violation(lwc::contracts::Judgement& j, absl::Status status, std::string expected, std::string got) {
+void add_violation(lwc::audit::Judgement& j, absl::Status status, std::string expected, std::string got) {
   if (status.ok()) return;
   const auto id_of = [](const absl::Status& s) {
     const std::string_view m = stdsv(s.message());
@@ -50,7 +50,7 @@ void add_violation(lwc::contracts::Judgement& j, absl::Status status, std::strin
   }
   const std::string_view id = id_of(status);
   if (id == id_of(j.verdict)) return;
-  for (const lwc::contracts::Finding& f : j.more) {
+  for (const lwc::audit::Finding& f : j.more) {
     if (id == id_of(f.verdict)) return;
   }
   j.more.push_back({std::move(status), std::move(expected), std::move(got)});
@@ -58,7 +58,7 @@ void add_violation(lwc::contracts::Judgement& j, absl::Status status, std::strin
 
 }  // namespace lwc::internal
 
-namespace lwc::contracts {
+namespace lwc::audit {
 
 std::string_view bad_kind_name(BadKind kind) {
   switch (kind) {
@@ -521,4 +521,4 @@ absl::Status TraceAuditor::file(const std::string& path) {
 
 const TraceReport& TraceAuditor::report() const { return impl_->report; }
 
-}  // namespace lwc::contracts
+}  // namespace lwc::audit

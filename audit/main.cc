@@ -20,7 +20,7 @@
 
 #include "absl/status/status.h"
 
-import lwc.contracts.audit;
+import lwc.audit.trace;
 
 namespace {
 
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   std::string migrate;
   std::string json;
   std::string html;
-  lwc::contracts::TraceOptions options;
+  lwc::audit::TraceOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
     } else if (arg == "--max-line-bytes" && has_value) {
       char* end = nullptr;
       const long long n = std::strtoll(argv[++i], &end, 10);
-      if (*end != '\0' || n < 64 || static_cast<unsigned long long>(n) > lwc::contracts::kMaxLineLimit) {
+      if (*end != '\0' || n < 64 || static_cast<unsigned long long>(n) > lwc::audit::kMaxLineLimit) {
         return usage_error("--max-line-bytes takes a byte count from 64 to 1073741824");
       }
       options.max_line_bytes = static_cast<std::size_t>(n);
@@ -113,19 +113,19 @@ int main(int argc, char** argv) {
       std::fputc('\n', out);
     };
   }
-  const lwc::contracts::TraceOptions kept = options;  // --html reads the trace again with them
-  lwc::contracts::TraceAuditor auditor(std::move(options));
+  const lwc::audit::TraceOptions kept = options;  // --html reads the trace again with them
+  lwc::audit::TraceAuditor auditor(std::move(options));
   const absl::Status read = auditor.file(trace);
-  const lwc::contracts::TraceReport& report = auditor.report();
-  std::fputs(lwc::contracts::format_report(report).c_str(), stdout);
+  const lwc::audit::TraceReport& report = auditor.report();
+  std::fputs(lwc::audit::format_report(report).c_str(), stdout);
   if (!read.ok()) std::fprintf(stderr, "lwc-audit: %s\n", std::string(read.message()).c_str());
   int code = report.exit_code();
   if (out != nullptr && std::fclose(out) != 0) {
     std::fprintf(stderr, "lwc-audit: writing %s failed\n", migrate.c_str());
     code = 2;
   }
-  if (!json.empty() && !write_file(json, lwc::contracts::report_json(report))) code = 2;
-  if (!html.empty() && !write_file(html, lwc::contracts::report_html(report, trace, kept))) code = 2;
+  if (!json.empty() && !write_file(json, lwc::audit::report_json(report))) code = 2;
+  if (!html.empty() && !write_file(html, lwc::audit::report_html(report, trace, kept))) code = 2;
   if (out != nullptr) {
     std::printf("migration: %llu lines written to %s\n", static_cast<unsigned long long>(report.migrated),
                 migrate.c_str());

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: audit/reader.cc                 Module: lwc.contracts.audit (implementation unit)
+// File: audit/reader.cc                 Module: lwc.audit.trace (implementation unit)
 //
 // The trace reader, the JSON side of the audit: each line is parsed whole by simdjson's DOM parser
 // (strict JSON, UTF-8 validated, numbers classified as int64, uint64 or double without rounding) and
@@ -34,14 +34,14 @@ module;
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "lwc/check.h"
-module lwc.contracts.audit;
+module lwc.audit.trace;
 
 namespace lwc::internal {
 namespace {
 
-using contracts::BadKind;
-using contracts::ContractAudit;
-using contracts::TraceRecord;
+using audit::BadKind;
+using audit::ContractAudit;
+using audit::TraceRecord;
 using simdjson::dom::element;
 using simdjson::dom::element_type;
 
@@ -588,7 +588,7 @@ absl::StatusCode status_code_of(std::string_view text) {
   return absl::StatusCode::kUnknown;
 }
 
-absl::StatusOr<TracedError> read_error(const lwc::contracts::TraceRecord& record, std::string_view section) {
+absl::StatusOr<TracedError> read_error(const lwc::audit::TraceRecord& record, std::string_view section) {
   absl::StatusOr<std::string_view> text = record.text(section, "error");
   if (!text.ok()) return text.status();
   if (text->empty()) {
@@ -603,7 +603,7 @@ absl::StatusOr<TracedError> read_error(const lwc::contracts::TraceRecord& record
   return e;
 }
 
-absl::StatusOr<bool> read_refusal(const lwc::contracts::TraceRecord& record, std::string_view answer) {
+absl::StatusOr<bool> read_refusal(const lwc::audit::TraceRecord& record, std::string_view answer) {
   if (!record.has("out", "error")) return false;
   if (!answer.empty() && record.has("out", answer)) {
     return absl::InvalidArgumentError(absl::StrCat("out has both an error and ", sv(answer)));
@@ -634,14 +634,14 @@ std::string json_string(std::string_view s) { return json_string_impl(s); }
 struct LineReader::Impl {
   explicit Impl(std::size_t max_line_bytes) : parser(max_line_bytes + 64) {}
 
-  bool fail(lwc::contracts::BadKind k, std::string reason, lwc::contracts::BadKind& kind, std::string& why) {
+  bool fail(lwc::audit::BadKind k, std::string reason, lwc::audit::BadKind& kind, std::string& why) {
     kind = k;
     why = std::move(reason);
     return false;
   }
 
-  bool parse_error(simdjson::error_code error, std::size_t size, lwc::contracts::BadKind& kind, std::string& why) {
-    using lwc::contracts::BadKind;
+  bool parse_error(simdjson::error_code error, std::size_t size, lwc::audit::BadKind& kind, std::string& why) {
+    using lwc::audit::BadKind;
     if (error == simdjson::NUMBER_ERROR) {
       // Name the number: the on-demand parser reads values lazily, so it can walk to the one at fault.
       std::string path;
@@ -675,7 +675,7 @@ LineReader::~LineReader() = default;
 LineReader::LineReader(LineReader&&) noexcept = default;
 LineReader& LineReader::operator=(LineReader&&) noexcept = default;
 
-bool LineReader::parse(std::string_view text, lwc::contracts::BadKind& kind, std::string& why) {
+bool LineReader::parse(std::string_view text, lwc::audit::BadKind& kind, std::string& why) {
   Impl& m = *impl_;
   // simdjson reads up to SIMDJSON_PADDING bytes past the end; the line is copied into a padded buffer.
   m.padded.resize(text.size() + simdjson::SIMDJSON_PADDING);
@@ -685,17 +685,17 @@ bool LineReader::parse(std::string_view text, lwc::contracts::BadKind& kind, std
   if (error != simdjson::SUCCESS) return m.parse_error(error, text.size(), kind, why);
   simdjson::dom::object object;
   if (root.get_object().get(object) != simdjson::SUCCESS) {
-    return m.fail(lwc::contracts::BadKind::kMalformed,
+    return m.fail(lwc::audit::BadKind::kMalformed,
                   absl::StrCat("a record is a JSON object; this line holds ", describe(root)), kind, why);
   }
   if (!m.record.index(object, why)) {
-    kind = lwc::contracts::BadKind::kMalformed;
+    kind = lwc::audit::BadKind::kMalformed;
     return false;
   }
   return true;
 }
 
-const lwc::contracts::TraceRecord& LineReader::record() const { return impl_->record; }
+const lwc::audit::TraceRecord& LineReader::record() const { return impl_->record; }
 
 absl::StatusOr<std::int64_t> LineReader::top_int64(std::string_view key) const {
   simdjson::dom::element field;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
-// File: audit/registry.cc              Module: lwc.contracts.audit (implementation unit)
+// File: audit/registry.cc              Module: lwc.audit.trace (implementation unit)
 //
 // The contracts a trace may name. A contract joins the trace audit with its file audit/contracts/<c>.cc
-// (defining internal::<c>_audit(), declared in audit/lwc/contracts/audit.h) and one row here.
+// (defining internal::<c>_audit(), declared in audit/lwc/audit/trace.h) and one row here.
 module;
 #include <span>
-module lwc.contracts.audit;
+module lwc.audit.trace;
 
-namespace lwc::contracts {
+namespace lwc::audit {
 
 std::span<const ContractAudit> traced_contracts() {
   static const ContractAudit kContracts[] = {
@@ -20,4 +20,4 @@ std::span<const ContractAudit> traced_contracts() {
   return kContracts;
 }
 
-}  // namespace lwc::contracts
+}  // namespace lwc::audit

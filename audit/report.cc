@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: audit/report.cc                 Module: lwc.contracts.audit (implementation unit)
+// File: audit/report.cc                 Module: lwc.audit.trace (implementation unit)
 //
 // The two report writers: format_report() (the text lwc-audit prints) and report_json() (--json).
 module;
@@ -12,7 +12,7 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
-module lwc.contracts.audit;
+module lwc.audit.trace;
 
 namespace lwc::internal {
 namespace {
@@ -23,7 +23,7 @@ std::string_view stdsv(absl::string_view s) { return std::string_view(s.data(), 
 }  // namespace
 }  // namespace lwc::internal
 
-namespace lwc::contracts {
+namespace lwc::audit {
 
 std::string format_report(const TraceReport& r) {
   std::string out = absl::StrCat("lwc-audit: ", r.lines, " lines, ", r.records, " records: ", r.judged,
@@ -119,4 +119,4 @@ std::string report_json(const TraceReport& r) {
   return out;
 }
 
-}  // namespace lwc::contracts
+}  // namespace lwc::audit

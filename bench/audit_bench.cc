@@ -21,7 +21,7 @@
 
 import lwc.decompose;
 import lwc.contracts.decompose;
-import lwc.contracts.audit;
+import lwc.audit.trace;
 
 namespace {
 
@@ -51,7 +51,7 @@ const std::string& trace() {
 
 void audit_lwc(benchmark::State& state) {
   for (auto _ : state) {
-    lwc::contracts::TraceAuditor auditor;
+    lwc::audit::TraceAuditor auditor;
     auditor.text(trace());
     benchmark::DoNotOptimize(auditor.report().violating);
   }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // File: fuzz/audit_fuzzer.cc
 //
-// libFuzzer target for the trace reader (lwc.contracts.audit): any bytes as a trace. Nothing may crash
+// libFuzzer target for the trace reader (lwc.audit.trace): any bytes as a trace. Nothing may crash
 // (the fuzz preset runs it under ASan + UBSan + integer), every line must be accounted for, the report
 // must stay bounded, auditing line by line must agree with auditing the whole, and the exit status must
 // follow from the counts. Traps with the broken invariant on stderr.
@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-import lwc.contracts.audit;
+import lwc.audit.trace;
 
 namespace {
 
@@ -25,8 +25,8 @@ void require(bool ok, const char* invariant) {
 
 constexpr std::size_t kExamples = 3;
 
-lwc::contracts::TraceOptions options(std::uint64_t& migrations, bool canonicalise = false) {
-  lwc::contracts::TraceOptions o;
+lwc::audit::TraceOptions options(std::uint64_t& migrations, bool canonicalise = false) {
+  lwc::audit::TraceOptions o;
   o.canonicalise_pairs = canonicalise;
   o.examples = kExamples;
   o.max_line_bytes = 512;  // small, so the fuzzer reaches the overlong path too
@@ -42,9 +42,9 @@ lwc::contracts::TraceOptions options(std::uint64_t& migrations, bool canonicalis
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   std::uint64_t migrations = 0;
-  lwc::contracts::TraceAuditor whole(options(migrations));
+  lwc::audit::TraceAuditor whole(options(migrations));
   whole.text(text);
-  const lwc::contracts::TraceReport& r = whole.report();
+  const lwc::audit::TraceReport& r = whole.report();
 
   // A1: every line counted once; every record judged or reported; totals agree; the report is bounded.
   std::uint64_t lines = 0;
@@ -82,21 +82,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   // A1: records are judged independently of each other, so line-by-line auditing agrees.
   std::uint64_t piecewise_migrations = 0;
-  lwc::contracts::TraceAuditor by_line(options(piecewise_migrations));
+  lwc::audit::TraceAuditor by_line(options(piecewise_migrations));
   for (std::size_t start = 0; start < text.size();) {
     const std::size_t end = text.find('\n', start);
     by_line.line(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
     start = end == std::string_view::npos ? text.size() : end + 1;
   }
-  const lwc::contracts::TraceReport& p = by_line.report();
+  const lwc::audit::TraceReport& p = by_line.report();
   require(p.judged == r.judged && p.bad == r.bad && p.violating == r.violating && p.migrated == r.migrated,
           "A1 lines are judged independently");
 
   // --canonicalise changes verdicts on pair order only: what can be read, and every count, stays.
   std::uint64_t canonical_migrations = 0;
-  lwc::contracts::TraceAuditor canonical(options(canonical_migrations, true));
+  lwc::audit::TraceAuditor canonical(options(canonical_migrations, true));
   canonical.text(text);
-  const lwc::contracts::TraceReport& c = canonical.report();
+  const lwc::audit::TraceReport& c = canonical.report();
   require(c.lines == r.lines && c.judged == r.judged && c.bad == r.bad && c.migrated == r.migrated,
           "A1 canonicalised pairs are read like the others");
   require(c.violating <= r.violating, "A1 canonicalising only forgives pair order");

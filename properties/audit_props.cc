@@ -32,14 +32,14 @@
 
 import lwc.decompose;
 import lwc.contracts.decompose;
-import lwc.contracts.audit;
+import lwc.audit.trace;
 
 namespace {
 
-using lwc::contracts::BadKind;
-using lwc::contracts::TraceAuditor;
-using lwc::contracts::TraceOptions;
-using lwc::contracts::TraceReport;
+using lwc::audit::BadKind;
+using lwc::audit::TraceAuditor;
+using lwc::audit::TraceOptions;
+using lwc::audit::TraceReport;
 
 std::string split_record(absl::string_view x, absl::string_view size, absl::string_view chunk, absl::string_view local) {
   return absl::StrCat(R"({"schema":1,"contract":"decompose","op":"split","in":{"x":)", x, R"(,"size":)", size,

@@ -29,7 +29,7 @@
 
 import lwc.draw;
 import lwc.broadphase;
-import lwc.contracts.audit;
+import lwc.audit.trace;
 
 namespace {
 
@@ -248,9 +248,9 @@ LWC_PROP_SCALED(Draw, G5_AuditDrawsExactlyTheFirstMissedAndExtraPairs, 10, ()) {
   record += "]}}\n";
   const std::string path = ::testing::TempDir() + "draw_props_trace.jsonl";
   std::ofstream(path) << record;
-  lwc::contracts::TraceAuditor auditor;
+  lwc::audit::TraceAuditor auditor;
   RC_ASSERT(auditor.file(path).ok());
-  const std::string html = lwc::contracts::report_html(auditor.report(), path, {});
+  const std::string html = lwc::audit::report_html(auditor.report(), path, {});
   std::remove(path.c_str());
   std::vector<std::string> missed, extra, drawn_missed, drawn_extra;
   for (const Pair& p : want) {

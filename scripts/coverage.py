@@ -242,7 +242,11 @@ def main():
     (d / "profiles").mkdir(parents=True)
     # The units of every program CTest runs (tests, properties, exhaustive runs, replays, examples,
     # lwc-audit), linked before the run so that the profile is newer than the object.
-    units = sorted(str(p) for p in (build / "CMakeFiles").rglob("*.o") if ".dir" in str(p.relative_to(build)))
+    # Each folder keeps its objects in its own <build>/<folder>/CMakeFiles: those of the folders the top-level
+    # CMakeLists.txt adds for lwc's own targets, not draw/'s or engines/'s (never counted here).
+    units = sorted(str(p) for p in build.rglob("*.o")
+                   if ".dir" in str(p.relative_to(build)) and "CMakeFiles" in p.relative_to(build).parts
+                   and p.relative_to(build).parts[0] not in ("draw", "engines", "package", "pictures"))
     everything = d / "all-units.o"
     run(["ld", "-r", "--allow-multiple-definition", "-o", str(everything), *units])
     print(f"[lwc] running tests and properties ({cases} cases) with coverage", file=sys.stderr)

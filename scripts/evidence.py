@@ -263,7 +263,7 @@ def cmd_seeds(args):
 DEFAULT_BUDGET = 420
 MIN_BUDGET = 180  # a slow setup or build never squeezes the suites below this
 MIN_FUZZ_SECONDS = 5  # properties that overran their share never leave a target less than this
-QUICK_EXHAUSTIVE = "*Int8*:*Quick*-*Slow*"  # the small scope, as CTest runs it (CMakeLists.txt)
+QUICK_EXHAUSTIVE = "*Int8*:*Quick*-*Slow*"  # the small scope, as CTest runs it (cmake/lwcEvidence.cmake)
 
 
 def clock(seconds):

@@ -31,15 +31,15 @@
 
 import lwc.decompose;
 import lwc.contracts.decompose;
-import lwc.contracts.audit;
+import lwc.audit.trace;
 
 namespace {
 
-using lwc::contracts::BadKind;
-using lwc::contracts::Counterexample;
-using lwc::contracts::TraceAuditor;
-using lwc::contracts::TraceOptions;
-using lwc::contracts::TraceReport;
+using lwc::audit::BadKind;
+using lwc::audit::Counterexample;
+using lwc::audit::TraceAuditor;
+using lwc::audit::TraceOptions;
+using lwc::audit::TraceReport;
 
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 
@@ -1041,15 +1041,15 @@ TEST(BadInput, EachKindIsReportedWithItsLineAndTheRestIsAudited) {  // A1 A2
   EXPECT_EQ(a.report.judged, cases.size());
   EXPECT_EQ(a.report.violating, 0u);
   ASSERT_EQ(a.report.bad_examples.size(), cases.size());
-  std::uint64_t by_kind[lwc::contracts::kBadKinds] = {};
+  std::uint64_t by_kind[lwc::audit::kBadKinds] = {};
   for (std::size_t i = 0; i < cases.size(); ++i) {
     EXPECT_EQ(a.report.bad_examples[i].line, 2 * i + 1);
     EXPECT_NE(a.report.bad_examples[i].reason.find(cases[i].reason), std::string::npos)
         << "line " << 2 * i + 1 << ": " << a.report.bad_examples[i].reason;
     ++by_kind[static_cast<int>(cases[i].kind)];
   }
-  for (int k = 0; k < lwc::contracts::kBadKinds; ++k) {
-    EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::contracts::bad_kind_name(static_cast<BadKind>(k));
+  for (int k = 0; k < lwc::audit::kBadKinds; ++k) {
+    EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::audit::bad_kind_name(static_cast<BadKind>(k));
   }
   EXPECT_EQ(a.report.exit_code(), 2);
 }
@@ -1085,10 +1085,10 @@ TEST(BadInput, CoverRecordsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A2
     EXPECT_NE(a.report.bad_examples[i].reason.find(cases[i].reason), std::string::npos)
         << "line " << 2 * i + 1 << ": " << a.report.bad_examples[i].reason;
   }
-  std::uint64_t by_kind[lwc::contracts::kBadKinds] = {};
+  std::uint64_t by_kind[lwc::audit::kBadKinds] = {};
   for (const BadCase& c : cases) ++by_kind[static_cast<int>(c.kind)];
-  for (int k = 0; k < lwc::contracts::kBadKinds; ++k) {
-    EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::contracts::bad_kind_name(static_cast<BadKind>(k));
+  for (int k = 0; k < lwc::audit::kBadKinds; ++k) {
+    EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::audit::bad_kind_name(static_cast<BadKind>(k));
   }
 }
 
@@ -1130,10 +1130,10 @@ TEST(BadInput, EventsOutOfOrderEndTheirSessionAndAreReportedWithTheirLine) {  //
     EXPECT_NE(a.report.bad_examples[i].reason.find(cases[i].reason), std::string::npos)
         << "line " << bad_lines[i] << ": " << a.report.bad_examples[i].reason;
   }
-  std::uint64_t by_kind[lwc::contracts::kBadKinds] = {};
+  std::uint64_t by_kind[lwc::audit::kBadKinds] = {};
   for (const BadCase& c : cases) ++by_kind[static_cast<int>(c.kind)];
-  for (int k = 0; k < lwc::contracts::kBadKinds; ++k) {
-    EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::contracts::bad_kind_name(static_cast<BadKind>(k));
+  for (int k = 0; k < lwc::audit::kBadKinds; ++k) {
+    EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::audit::bad_kind_name(static_cast<BadKind>(k));
   }
 }
 
@@ -1173,10 +1173,10 @@ TEST(BadInput, RebaseEventsThatCannotBeReadAreReportedWithTheirLine) {  // A1 A3
     EXPECT_NE(a.report.bad_examples[i].reason.find(cases[i].reason), std::string::npos)
         << "line " << bad_lines[i] << ": " << a.report.bad_examples[i].reason;
   }
-  std::uint64_t by_kind[lwc::contracts::kBadKinds] = {};
+  std::uint64_t by_kind[lwc::audit::kBadKinds] = {};
   for (const BadCase& c : cases) ++by_kind[static_cast<int>(c.kind)];
-  for (int k = 0; k < lwc::contracts::kBadKinds; ++k) {
-    EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::contracts::bad_kind_name(static_cast<BadKind>(k));
+  for (int k = 0; k < lwc::audit::kBadKinds; ++k) {
+    EXPECT_EQ(a.report.bad_by_kind[k], by_kind[k]) << lwc::audit::bad_kind_name(static_cast<BadKind>(k));
   }
 }
 
@@ -1352,7 +1352,7 @@ TEST(Records, EveryTracedContractHasItsGeneratedClauseTable) {
   const std::map<std::string, std::string> letters = {
       {"decompose", "D"}, {"cover", "C"}, {"broadphase", "BE"}, {"commit", "T"}, {"rebase", "R"}};
   std::vector<std::string> order;
-  for (const auto& c : lwc::contracts::traced_contracts()) {
+  for (const auto& c : lwc::audit::traced_contracts()) {
     order.emplace_back(c.contract);
     ASSERT_EQ(letters.count(std::string(c.contract)), 1u) << c.contract;
     ASSERT_FALSE(c.clauses.empty()) << c.contract;
@@ -1423,7 +1423,7 @@ TEST(Report, TextAndJsonCarryTheCounterexamples) {
   options.examples = 1;
   TraceAuditor auditor(std::move(options));
   auditor.text(split_record("-1", "1000", "0", "-1") + "\n" + split_record("-2", "1000", "0", "-2") + "\nnot json\n");
-  const std::string text = lwc::contracts::format_report(auditor.report());
+  const std::string text = lwc::audit::format_report(auditor.report());
   EXPECT_NE(text.find("line 1: split x = -1, size = 1000"), std::string::npos) << text;
   EXPECT_NE(text.find("... and 1 more"), std::string::npos) << text;
   EXPECT_NE(text.find("line 3: not JSON"), std::string::npos) << text;
@@ -1431,7 +1431,7 @@ TEST(Report, TextAndJsonCarryTheCounterexamples) {
 
   simdjson::dom::parser parser;
   simdjson::dom::element json;
-  ASSERT_EQ(parser.parse(lwc::contracts::report_json(auditor.report())).get(json), simdjson::SUCCESS);
+  ASSERT_EQ(parser.parse(lwc::audit::report_json(auditor.report())).get(json), simdjson::SUCCESS);
   std::int64_t exit_code = 0;
   ASSERT_EQ(json["exit_code"].get_int64().get(exit_code), simdjson::SUCCESS);
   EXPECT_EQ(exit_code, 1);
@@ -1648,7 +1648,7 @@ TEST(Findings, KnockOnViolationsOfACommitterFollowTheirRootCause) {  // A1 T4 T5
   }
   EXPECT_GT(knock_ons, 0u);
   EXPECT_EQ(a.report.root_causes, t4_of_session.size());
-  const std::string report = lwc::contracts::format_report(a.report);
+  const std::string report = lwc::audit::format_report(a.report);
   EXPECT_NE(report.find("(follows line "), std::string::npos) << report;
 }
 
@@ -1729,7 +1729,7 @@ TEST(EveryClause, ATruncatingSplitCountsUnderD2D3AndD6) {  // A1 A4 D1 D2 D3 D6
     EXPECT_EQ(examples[0].expected, "(chunk -1, local 999)");
   }
   // The verdict is still the checker's (A4): D6, the truncating quotient, is its first clause.
-  const std::string text = lwc::contracts::format_report(a.report);
+  const std::string text = lwc::audit::format_report(a.report);
   EXPECT_NE(text.find("D6 truncation: this is the truncating quotient"), std::string::npos) << text;
 }
 

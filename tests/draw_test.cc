@@ -20,7 +20,7 @@
 #include "lwc.h"
 
 import lwc.draw;
-import lwc.contracts.audit;
+import lwc.audit.trace;
 
 namespace {
 
@@ -240,9 +240,9 @@ TEST(Draw, G5_AuditPageDrawsTheViolatingRecords) {
         << R"({"schema":1,"contract":"decompose","op":"split","in":{"x":5,"size":1000},"out":{"chunk":0,"local":5}})"
         << "\n";
   }
-  lwc::contracts::TraceAuditor auditor;
+  lwc::audit::TraceAuditor auditor;
   ASSERT_TRUE(auditor.file(path).ok());
-  const std::string html = lwc::contracts::report_html(auditor.report(), path, {});
+  const std::string html = lwc::audit::report_html(auditor.report(), path, {});
   EXPECT_THAT(html, HasSubstr("data-line=\"1\" data-contract=\"broadphase\" data-op=\"find_pairs\" data-kind=\"missed-pair\" "
                               "data-pair=\"0 1\""));
   EXPECT_THAT(html, HasSubstr("missed pair (0, 1): the closed boxes share x [1 (0x1p+0) .. 1 (0x1p+0)], y [0 (0x0p+0) .. 1 (0x1p+0)]"));
@@ -250,7 +250,7 @@ TEST(Draw, G5_AuditPageDrawsTheViolatingRecords) {
   EXPECT_THAT(html, Not(HasSubstr("data-line=\"3\"")));
   EXPECT_THAT(html, Not(HasSubstr("<script")));
   // Standard input cannot be read again: the page says so instead of drawing.
-  EXPECT_THAT(lwc::contracts::report_html(auditor.report(), "-", {}), HasSubstr("No drawings: the trace came from standard input"));
+  EXPECT_THAT(lwc::audit::report_html(auditor.report(), "-", {}), HasSubstr("No drawings: the trace came from standard input"));
   std::remove(path.c_str());
 }
 

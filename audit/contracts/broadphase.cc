@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: audit/contracts/broadphase.cc   Module: lwc.contracts.audit (implementation unit)
+// File: audit/contracts/broadphase.cc   Module: lwc.audit.trace (implementation unit)
 //
 // The records of lwc.broadphase in a trace (docs/audit.md, "broadphase"), each judged by the brute-force
 // oracle of lwc.contracts.broadphase:
@@ -45,7 +45,7 @@ module;
 #include "absl/strings/str_format.h"
 #include "lwc/check.h"
 #include "lwc/exact_fp.h"
-module lwc.contracts.audit;
+module lwc.audit.trace;
 
 import lwc.decompose;
 import lwc.broadphase;
@@ -54,12 +54,12 @@ import lwc.contracts.broadphase;
 namespace lwc::internal {
 namespace {
 
-using contracts::Judgement;
-using contracts::TraceRecord;
+using audit::Judgement;
+using audit::TraceRecord;
 
 // The headings of docs/broadphase.md, generated from the spec at build time (audit/clause_table.cmake): the
 // report prints each clause as the spec states it, and a clause added to the spec is audited under it.
-constexpr contracts::Clause kClauses[] = {
+constexpr audit::Clause kClauses[] = {
 #include "audit/clauses/broadphase.inc"
 #include "audit/clauses/broadphase_grid.inc"
 };
@@ -398,7 +398,7 @@ constexpr std::size_t kMaxGridObjects = 4096;
 
 using contracts::ObjectPair;
 
-class GridSession final : public contracts::Session {
+class GridSession final : public audit::Session {
  public:
   std::size_t dims = 0;  // 0 until grid_create
   std::uint64_t invalid_create_at = 0;  // the line of a grid_create that accepted an invalid h, else 0
@@ -416,9 +416,9 @@ class GridSession final : public contracts::Session {
   std::uint64_t diverged_at = 0;
 };
 
-std::unique_ptr<contracts::Session> open_grid_session() { return std::make_unique<GridSession>(); }
+std::unique_ptr<audit::Session> open_grid_session() { return std::make_unique<GridSession>(); }
 
-GridSession& grid_state(contracts::Session& s) { return static_cast<GridSession&>(s); }
+GridSession& grid_state(audit::Session& s) { return static_cast<GridSession&>(s); }
 
 template <std::size_t D>
 contracts::PersistentModel<D>& grid_model(GridSession& s) {
@@ -502,7 +502,7 @@ void judge_not_live(const GridSession& s, std::string_view op, std::int64_t id, 
 // An h that is not finite and > 0 must be refused (B6); a refused create leaves the session to a later
 // one, and a grid made with an invalid h is a B6 violation whose later events cannot be judged (no model
 // holds it). A refusal of a valid h is judged by no clause, and reported.
-absl::Status on_grid_create(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_grid_create(const TraceRecord& r, audit::Session& session, Judgement& j) {
   GridSession& s = grid_state(session);
   if (s.dims != 0) return absl::InvalidArgumentError("grid_create in a session that has its grid already");
   if (s.invalid_create_at != 0) return with_grid(s, []<std::size_t D>() { return absl::OkStatus(); });
@@ -553,7 +553,7 @@ void judge_invalid_box(const char* op, std::int64_t id, const char* preposition,
 }
 
 // grid_add: {"in": {"id", "box", "user" (optional), "group" (optional), "mask" (optional)}, "out": {} | {"error"}}
-absl::Status on_grid_add(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_grid_add(const TraceRecord& r, audit::Session& session, Judgement& j) {
   GridSession& s = grid_state(session);
   return with_grid(s, [&]<std::size_t D>() -> absl::Status {
     LWC_ASSIGN_OR_RETURN(const std::int64_t id, r.int64("in", "id"));
@@ -598,7 +598,7 @@ absl::Status on_grid_add(const TraceRecord& r, contracts::Session& session, Judg
 }
 
 // grid_move: {"in": {"id", "box"}, "out": {} | {"error"}}
-absl::Status on_grid_move(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_grid_move(const TraceRecord& r, audit::Session& session, Judgement& j) {
   GridSession& s = grid_state(session);
   return with_grid(s, [&]<std::size_t D>() -> absl::Status {
     LWC_ASSIGN_OR_RETURN(const std::int64_t id, r.int64("in", "id"));
@@ -625,7 +625,7 @@ absl::Status on_grid_move(const TraceRecord& r, contracts::Session& session, Jud
 }
 
 // grid_remove: {"in": {"id"}, "out": {} | {"error"}}
-absl::Status on_grid_remove(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_grid_remove(const TraceRecord& r, audit::Session& session, Judgement& j) {
   GridSession& s = grid_state(session);
   return with_grid(s, [&]<std::size_t D>() -> absl::Status {
     LWC_ASSIGN_OR_RETURN(const std::int64_t id, r.int64("in", "id"));
@@ -655,7 +655,7 @@ absl::Status on_grid_remove(const TraceRecord& r, contracts::Session& session, J
 }
 
 // grid_set_filter: {"in": {"id", "group", "mask"}}; grid_set_user: {"in": {"id", "user"}}; "out": {} | {"error"}
-absl::Status on_grid_change(const TraceRecord& r, contracts::Session& session, Judgement& j, bool filter) {
+absl::Status on_grid_change(const TraceRecord& r, audit::Session& session, Judgement& j, bool filter) {
   GridSession& s = grid_state(session);
   return with_grid(s, [&]<std::size_t D>() -> absl::Status {
     LWC_ASSIGN_OR_RETURN(const std::int64_t id, r.int64("in", "id"));
@@ -691,11 +691,11 @@ absl::Status on_grid_change(const TraceRecord& r, contracts::Session& session, J
   });
 }
 
-absl::Status on_grid_set_filter(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_grid_set_filter(const TraceRecord& r, audit::Session& session, Judgement& j) {
   return on_grid_change(r, session, j, true);
 }
 
-absl::Status on_grid_set_user(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_grid_set_user(const TraceRecord& r, audit::Session& session, Judgement& j) {
   return on_grid_change(r, session, j, false);
 }
 
@@ -735,7 +735,7 @@ absl::Status read_events(const TraceRecord& r, std::string_view key, std::vector
 
 // grid_update: {"out": {"began": [[a, b], ...], "ended": [[a, b], ...]} (ids; each pair in either order;
 //               [a, b, user_a, user_b] carries the payloads) | {"error"}}
-absl::Status on_grid_update(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_grid_update(const TraceRecord& r, audit::Session& session, Judgement& j) {
   GridSession& s = grid_state(session);
   return with_grid(s, [&]<std::size_t D>() -> absl::Status {
     LWC_ASSIGN_OR_RETURN(const bool refused, read_refusal(r));
@@ -897,7 +897,7 @@ absl::Status on_grid_update(const TraceRecord& r, contracts::Session& session, J
 }
 
 // grid_query: {"in": {"box"}, "out": {"ids": [...]}}: the live boxes as last given that overlap the box (E11).
-absl::Status on_grid_query(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_grid_query(const TraceRecord& r, audit::Session& session, Judgement& j) {
   GridSession& s = grid_state(session);
   return with_grid(s, [&]<std::size_t D>() -> absl::Status {
     Box<D> box{};
@@ -951,12 +951,12 @@ absl::Status on_grid_query(const TraceRecord& r, contracts::Session& session, Ju
 }
 
 // grid_end: {} — the session ends; its model is released.
-absl::Status on_grid_end(const TraceRecord&, contracts::Session& session, Judgement&) {
+absl::Status on_grid_end(const TraceRecord&, audit::Session& session, Judgement&) {
   return with_grid(grid_state(session), []<std::size_t D>() -> absl::Status { return absl::OkStatus(); });
 }
 
 // find_pairs and query are stateless (judge); the grid_ ops are events of a session (event).
-constexpr contracts::RecordKind kKinds[] = {
+constexpr audit::RecordKind kKinds[] = {
     {"find_pairs", kPairsClauses, &judge_find_pairs},
     {"query", kQueryClauses, &judge_query},
     {"grid_create", {}, nullptr, false, &on_grid_create},
@@ -972,8 +972,8 @@ constexpr contracts::RecordKind kKinds[] = {
 
 }  // namespace
 
-const contracts::ContractAudit& broadphase_audit() {
-  static constexpr contracts::ContractAudit kAudit = {"broadphase", kClauses, kKinds, &open_grid_session};
+const audit::ContractAudit& broadphase_audit() {
+  static constexpr audit::ContractAudit kAudit = {"broadphase", kClauses, kKinds, &open_grid_session};
   return kAudit;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: audit/contracts/commit.cc       Module: lwc.contracts.audit (implementation unit)
+// File: audit/contracts/commit.cc       Module: lwc.audit.trace (implementation unit)
 //
 // The event logs of lwc.commit in a trace (docs/audit.md, "commit"): each session is one dirty-chunk
 // committer, its events in the order the engine saw them, judged against lwc.contracts.commit's
@@ -36,7 +36,7 @@ module;
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "lwc/check.h"
-module lwc.contracts.audit;
+module lwc.audit.trace;
 
 import lwc.decompose;
 import lwc.commit;
@@ -47,12 +47,12 @@ namespace lwc::internal {
 namespace {
 
 using contracts::CommitModel;
-using contracts::Judgement;
-using contracts::TraceRecord;
+using audit::Judgement;
+using audit::TraceRecord;
 
 // The headings of docs/commit.md, generated from the spec at build time (audit/clause_table.cmake): the
 // report prints each clause as the spec states it, and a clause added to the spec is audited under it.
-constexpr contracts::Clause kClauses[] = {
+constexpr audit::Clause kClauses[] = {
 #include "audit/clauses/commit.inc"
 };
 
@@ -80,7 +80,7 @@ struct Track {
 };
 
 // One committer as its events have driven it.
-class CommitSession final : public contracts::Session {
+class CommitSession final : public audit::Session {
  public:
   Track contract;
   std::uint64_t invalid_open_at = 0;  // the line of an open that accepted a chunk size <= 0, else 0
@@ -106,9 +106,9 @@ class CommitSession final : public contracts::Session {
 
 absl::string_view sv(std::string_view s) { return absl::string_view(s.data(), s.size()); }
 
-std::unique_ptr<contracts::Session> open_session() { return std::make_unique<CommitSession>(); }
+std::unique_ptr<audit::Session> open_session() { return std::make_unique<CommitSession>(); }
 
-CommitSession& state(contracts::Session& s) { return static_cast<CommitSession&>(s); }
+CommitSession& state(audit::Session& s) { return static_cast<CommitSession&>(s); }
 
 std::string runs_text(std::span<const ChunkRun> runs) {
   std::string out = "[";
@@ -189,7 +189,7 @@ absl::Status need_commit(const CommitSession& s, bool inside) {
 // open: {"in": {"chunk_size"}, "out": {"error"} (optional: the committer was not made)}. The size is a
 // chunk size: accepted iff positive (D5). A refused open leaves the session to a later open; an accepted
 // size <= 0 is a D5 violation, and the session's later events cannot be judged (no model holds it).
-absl::Status on_open(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_open(const TraceRecord& r, audit::Session& session, Judgement& j) {
   CommitSession& s = state(session);
   if (s.contract.model.has_value()) return absl::FailedPreconditionError("the session is already open");
   if (s.invalid_open_at != 0) return need_open(s);
@@ -213,7 +213,7 @@ absl::Status on_open(const TraceRecord& r, contracts::Session& session, Judgemen
 }
 
 // mark: {"in": {"cell": [x, y]}, "out": {"chunk": [cx, cy]} (optional)}
-absl::Status on_mark(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_mark(const TraceRecord& r, audit::Session& session, Judgement& j) {
   CommitSession& s = state(session);
   LWC_RETURN_IF_ERROR(need_open(s));
   std::vector<std::int64_t> cell;
@@ -252,7 +252,7 @@ absl::Status on_mark(const TraceRecord& r, contracts::Session& session, Judgemen
 }
 
 // commit: {"in": {"max_runs"} (optional; 0 or absent: unlimited)}
-absl::Status on_commit(const TraceRecord& r, contracts::Session& session, Judgement&) {
+absl::Status on_commit(const TraceRecord& r, audit::Session& session, Judgement&) {
   CommitSession& s = state(session);
   LWC_RETURN_IF_ERROR(need_open(s));
   LWC_RETURN_IF_ERROR(need_commit(s, false));
@@ -273,7 +273,7 @@ absl::Status on_commit(const TraceRecord& r, contracts::Session& session, Judgem
 }
 
 // prepare: {"in": {"run": [y, x_first, x_last]}}
-absl::Status on_prepare(const TraceRecord& r, contracts::Session& session, Judgement&) {
+absl::Status on_prepare(const TraceRecord& r, audit::Session& session, Judgement&) {
   CommitSession& s = state(session);
   LWC_RETURN_IF_ERROR(need_open(s));
   LWC_RETURN_IF_ERROR(need_commit(s, true));
@@ -349,7 +349,7 @@ PublishVerdicts publish_verdicts(const CommitSession& s, const Track& t) {
 }
 
 // prepare_failed: {} — the last run prepared failed; the commit ends.
-absl::Status on_prepare_failed(const TraceRecord&, contracts::Session& session, Judgement& j) {
+absl::Status on_prepare_failed(const TraceRecord&, audit::Session& session, Judgement& j) {
   CommitSession& s = state(session);
   LWC_RETURN_IF_ERROR(need_open(s));
   LWC_RETURN_IF_ERROR(need_commit(s, true));
@@ -368,7 +368,7 @@ absl::Status on_prepare_failed(const TraceRecord&, contracts::Session& session, 
 // publish: {"out": {"runs": [[y, x_first, x_last], ...], "sequence", "partial"} (sequence, partial optional)}
 // "partial": true says the commit stopped after the runs it published (a time budget the engine decided
 // during the commit): it is judged as a commit with that budget, whose other runs stay pending (T8).
-absl::Status on_publish(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_publish(const TraceRecord& r, audit::Session& session, Judgement& j) {
   CommitSession& s = state(session);
   LWC_RETURN_IF_ERROR(need_open(s));
   LWC_RETURN_IF_ERROR(need_commit(s, true));
@@ -445,7 +445,7 @@ absl::Status first_failure(const std::vector<absl::Status>& verdicts) {
 }
 
 // pending: {"out": {"runs": [[y, x_first, x_last], ...]}} — the engine's pending runs, outside a commit.
-absl::Status on_pending(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_pending(const TraceRecord& r, audit::Session& session, Judgement& j) {
   CommitSession& s = state(session);
   LWC_RETURN_IF_ERROR(need_open(s));
   LWC_RETURN_IF_ERROR(need_commit(s, false));
@@ -487,13 +487,13 @@ absl::Status on_pending(const TraceRecord& r, contracts::Session& session, Judge
 }
 
 // end: {} — the session ends; its state is released.
-absl::Status on_end(const TraceRecord&, contracts::Session& session, Judgement&) {
+absl::Status on_end(const TraceRecord&, audit::Session& session, Judgement&) {
   CommitSession& s = state(session);
   LWC_RETURN_IF_ERROR(need_open(s));
   return need_commit(s, false);
 }
 
-constexpr contracts::RecordKind kKinds[] = {
+constexpr audit::RecordKind kKinds[] = {
     {"open", {}, nullptr, false, &on_open},
     {"mark", {}, nullptr, false, &on_mark},
     {"commit", {}, nullptr, false, &on_commit},
@@ -506,8 +506,8 @@ constexpr contracts::RecordKind kKinds[] = {
 
 }  // namespace
 
-const contracts::ContractAudit& commit_audit() {
-  static constexpr contracts::ContractAudit kAudit = {"commit", kClauses, kKinds, &open_session};
+const audit::ContractAudit& commit_audit() {
+  static constexpr audit::ContractAudit kAudit = {"commit", kClauses, kKinds, &open_session};
   return kAudit;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: audit/contracts/cover.cc        Module: lwc.contracts.audit (implementation unit)
+// File: audit/contracts/cover.cc        Module: lwc.audit.trace (implementation unit)
 //
 // The records of lwc.cover in a trace (docs/audit.md, "cover"), each judged by the checkers of
 // lwc.contracts.cover:
@@ -25,7 +25,7 @@ module;
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "lwc/check.h"
-module lwc.contracts.audit;
+module lwc.audit.trace;
 
 import lwc.contracts.cover;
 
@@ -33,12 +33,12 @@ namespace lwc::internal {
 namespace {
 
 using contracts::CoverAnswer;
-using contracts::Judgement;
-using contracts::TraceRecord;
+using audit::Judgement;
+using audit::TraceRecord;
 
 // The headings of docs/cover.md, generated from the spec at build time (audit/clause_table.cmake): the
 // report prints each clause as the spec states it, and a clause added to the spec is audited under it.
-constexpr contracts::Clause kClauses[] = {
+constexpr audit::Clause kClauses[] = {
 #include "audit/clauses/cover.inc"
 };
 
@@ -174,14 +174,14 @@ absl::Status judge_cover(const TraceRecord& r, Judgement& j) {
   return absl::OkStatus();
 }
 
-constexpr contracts::RecordKind kKinds[] = {
+constexpr audit::RecordKind kKinds[] = {
     {"cover", kCoverClauses, &judge_cover, false},
 };
 
 }  // namespace
 
-const contracts::ContractAudit& cover_audit() {
-  static constexpr contracts::ContractAudit kAudit = {"cover", kClauses, kKinds};
+const audit::ContractAudit& cover_audit() {
+  static constexpr audit::ContractAudit kAudit = {"cover", kClauses, kKinds};
   return kAudit;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: audit/contracts/decompose.cc    Module: lwc.contracts.audit (implementation unit)
+// File: audit/contracts/decompose.cc    Module: lwc.audit.trace (implementation unit)
 //
 // The records of lwc.decompose in a trace (docs/audit.md, "decompose"), each judged by the checkers of
 // lwc.contracts.decompose:
@@ -32,7 +32,7 @@ module;
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "lwc/check.h"
-module lwc.contracts.audit;
+module lwc.audit.trace;
 
 import lwc.decompose;
 import lwc.contracts.decompose;
@@ -40,12 +40,12 @@ import lwc.contracts.decompose;
 namespace lwc::internal {
 namespace {
 
-using contracts::Judgement;
-using contracts::TraceRecord;
+using audit::Judgement;
+using audit::TraceRecord;
 
 // The headings of docs/decompose.md, generated from the spec at build time (audit/clause_table.cmake): the
 // report prints each clause as the spec states it, and a clause added to the spec is audited under it.
-constexpr contracts::Clause kClauses[] = {
+constexpr audit::Clause kClauses[] = {
 #include "audit/clauses/decompose.inc"
 };
 
@@ -319,7 +319,7 @@ absl::Status judge_stored(const TraceRecord& r, Judgement& j) {
   return absl::OkStatus();
 }
 
-constexpr contracts::RecordKind kKinds[] = {
+constexpr audit::RecordKind kKinds[] = {
     {"split", kSplitClauses, &judge_split, false},
     {"split_axes", kAxesClauses, &judge_split_axes, false},
     {"split_all", kBatchClauses, &judge_split_all, false},
@@ -329,8 +329,8 @@ constexpr contracts::RecordKind kKinds[] = {
 
 }  // namespace
 
-const contracts::ContractAudit& decompose_audit() {
-  static constexpr contracts::ContractAudit kAudit = {"decompose", kClauses, kKinds};
+const audit::ContractAudit& decompose_audit() {
+  static constexpr audit::ContractAudit kAudit = {"decompose", kClauses, kKinds};
   return kAudit;
 }
 

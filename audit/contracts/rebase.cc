@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: audit/contracts/rebase.cc       Module: lwc.contracts.audit (implementation unit)
+// File: audit/contracts/rebase.cc       Module: lwc.audit.trace (implementation unit)
 //
 // The event logs of lwc.rebase in a trace (docs/audit.md, "rebase"): each session is one floating-origin
 // view (2-D or 3-D), its events in the order the engine saw them, judged against lwc.contracts.rebase's
@@ -44,7 +44,7 @@ module;
 #include "absl/strings/str_format.h"
 #include "lwc/check.h"
 #include "lwc/exact_fp.h"
-module lwc.contracts.audit;
+module lwc.audit.trace;
 
 import lwc.rebase;
 import lwc.contracts.rebase;
@@ -53,12 +53,12 @@ import lwc.contracts.decompose;
 namespace lwc::internal {
 namespace {
 
-using contracts::Judgement;
-using contracts::TraceRecord;
+using audit::Judgement;
+using audit::TraceRecord;
 
 // The headings of docs/rebase.md, generated from the spec at build time (audit/clause_table.cmake): the
 // report prints each clause as the spec states it, and a clause added to the spec is audited under it.
-constexpr contracts::Clause kClauses[] = {
+constexpr audit::Clause kClauses[] = {
 #include "audit/clauses/rebase.inc"
 };
 
@@ -78,7 +78,7 @@ constexpr std::size_t kMaxViewCells = std::size_t{1} << 16;
 // the model (a commit judged wrong at `diverged_at`), `engine2`/`engine3` follow the view the engine itself
 // reported (its origin and version after that commit): a later violation that is right by that view is a
 // knock-on of the first, marked "follows line N".
-class RebaseSession final : public contracts::Session {
+class RebaseSession final : public audit::Session {
  public:
   std::size_t dims = 0;  // 0 until "open"
   std::uint64_t invalid_open_at = 0;  // the line of an open that accepted a cell size <= 0, else 0
@@ -92,9 +92,9 @@ class RebaseSession final : public contracts::Session {
   std::uint64_t diverged_at = 0;
 };
 
-std::unique_ptr<contracts::Session> open_session() { return std::make_unique<RebaseSession>(); }
+std::unique_ptr<audit::Session> open_session() { return std::make_unique<RebaseSession>(); }
 
-RebaseSession& state(contracts::Session& s) { return static_cast<RebaseSession&>(s); }
+RebaseSession& state(audit::Session& s) { return static_cast<RebaseSession&>(s); }
 
 template <std::size_t D>
 contracts::OriginModel<D>& model(RebaseSession& s) {
@@ -307,7 +307,7 @@ absl::Status unopened(const RebaseSession& s) {
 // positive (D5): a view refused for a size <= 0 leaves the session to a later open, one that accepted it is
 // a D5 violation whose later events cannot be judged (no model holds it). Another refusal is judged by no
 // clause and is reported unless a parameter is outside its range.
-absl::Status on_open(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_open(const TraceRecord& r, audit::Session& session, Judgement& j) {
   RebaseSession& s = state(session);
   if (s.dims != 0) return absl::FailedPreconditionError("the session is already open");
   if (s.invalid_open_at != 0) return unopened(s);
@@ -350,7 +350,7 @@ absl::Status with_view(RebaseSession& s, F&& f) {
 }
 
 // load / unload: {"in": {"cell": [..]}}
-absl::Status on_load(const TraceRecord& r, contracts::Session& session, Judgement&) {
+absl::Status on_load(const TraceRecord& r, audit::Session& session, Judgement&) {
   RebaseSession& s = state(session);
   return with_view(s, [&]<std::size_t D>() -> absl::Status {
     CellIndex<D> c{};
@@ -361,7 +361,7 @@ absl::Status on_load(const TraceRecord& r, contracts::Session& session, Judgemen
   });
 }
 
-absl::Status on_unload(const TraceRecord& r, contracts::Session& session, Judgement&) {
+absl::Status on_unload(const TraceRecord& r, audit::Session& session, Judgement&) {
   RebaseSession& s = state(session);
   return with_view(s, [&]<std::size_t D>() -> absl::Status {
     CellIndex<D> c{};
@@ -422,7 +422,7 @@ std::vector<absl::Status> refusals_due(const contracts::OriginModel<D>& m, const
 
 // plan: {"in": {"cell", "offset"} (the observer), "out": {"none": true} | {"from", "target", "version"} |
 //        {"error": code}}
-absl::Status on_plan(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_plan(const TraceRecord& r, audit::Session& session, Judgement& j) {
   RebaseSession& s = state(session);
   return with_view(s, [&]<std::size_t D>() -> absl::Status {
     WorldPosition<D> observer;
@@ -464,7 +464,7 @@ absl::Status on_plan(const TraceRecord& r, contracts::Session& session, Judgemen
 }
 
 // commit: {"in": {"from", "target", "version"} (the plan), "out": {"origin", "version"} | {"error": code}}
-absl::Status on_commit(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_commit(const TraceRecord& r, audit::Session& session, Judgement& j) {
   RebaseSession& s = state(session);
   return with_view(s, [&]<std::size_t D>() -> absl::Status {
     RebasePlan<D> plan;
@@ -520,7 +520,7 @@ absl::Status on_commit(const TraceRecord& r, contracts::Session& session, Judgem
 }
 
 // to_render: {"in": {"cell", "offset"}, "out": {"at": [..], "version"} | {"error": code}}
-absl::Status on_to_render(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_to_render(const TraceRecord& r, audit::Session& session, Judgement& j) {
   RebaseSession& s = state(session);
   return with_view(s, [&]<std::size_t D>() -> absl::Status {
     WorldPosition<D> p;
@@ -552,7 +552,7 @@ absl::Status on_to_render(const TraceRecord& r, contracts::Session& session, Jud
 
 // late: {"in": {"cell", "offset", "started_version", "placement": "relocatable" | "baked"},
 //        "out": {"at", "version"} | {"error": code}}
-absl::Status on_late(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_late(const TraceRecord& r, audit::Session& session, Judgement& j) {
   RebaseSession& s = state(session);
   return with_view(s, [&]<std::size_t D>() -> absl::Status {
     LateResult<D> result;
@@ -609,7 +609,7 @@ absl::Status on_late(const TraceRecord& r, contracts::Session& session, Judgemen
 }
 
 // view: {"out": {"origin", "version", "loaded": [[..], ...]}}
-absl::Status on_view(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_view(const TraceRecord& r, audit::Session& session, Judgement& j) {
   RebaseSession& s = state(session);
   return with_view(s, [&]<std::size_t D>() -> absl::Status {
     CellIndex<D> origin{};
@@ -638,7 +638,7 @@ absl::Status on_view(const TraceRecord& r, contracts::Session& session, Judgemen
 }
 
 // begin_step / end_step: {"out": {} | {"error": code}} (R13). The model follows a step that was due.
-absl::Status on_step(const TraceRecord& r, contracts::Session& session, Judgement& j, bool begin) {
+absl::Status on_step(const TraceRecord& r, audit::Session& session, Judgement& j, bool begin) {
   RebaseSession& s = state(session);
   return with_view(s, [&]<std::size_t D>() -> absl::Status {
     contracts::OriginModel<D>& m = model<D>(s);
@@ -661,20 +661,20 @@ absl::Status on_step(const TraceRecord& r, contracts::Session& session, Judgemen
   });
 }
 
-absl::Status on_begin_step(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_begin_step(const TraceRecord& r, audit::Session& session, Judgement& j) {
   return on_step(r, session, j, true);
 }
 
-absl::Status on_end_step(const TraceRecord& r, contracts::Session& session, Judgement& j) {
+absl::Status on_end_step(const TraceRecord& r, audit::Session& session, Judgement& j) {
   return on_step(r, session, j, false);
 }
 
 // end: {} — the session ends; its model is released.
-absl::Status on_end(const TraceRecord&, contracts::Session& session, Judgement&) {
+absl::Status on_end(const TraceRecord&, audit::Session& session, Judgement&) {
   return with_view(state(session), []<std::size_t D>() -> absl::Status { return absl::OkStatus(); });
 }
 
-constexpr contracts::RecordKind kKinds[] = {
+constexpr audit::RecordKind kKinds[] = {
     {"open", {}, nullptr, false, &on_open},
     {"load", {}, nullptr, false, &on_load},
     {"unload", {}, nullptr, false, &on_unload},
@@ -690,8 +690,8 @@ constexpr contracts::RecordKind kKinds[] = {
 
 }  // namespace
 
-const contracts::ContractAudit& rebase_audit() {
-  static constexpr contracts::ContractAudit kAudit = {"rebase", kClauses, kKinds, &open_session};
+const audit::ContractAudit& rebase_audit() {
+  static constexpr audit::ContractAudit kAudit = {"rebase", kClauses, kKinds, &open_session};
   return kAudit;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: audit/inprocess/audit.cc       Module: lwc.audit (implementation unit)
+// File: audit/inprocess/audit.cc       Module: lwc.audit.inprocess (implementation unit)
 //
 // The in-process audit's properties: RapidCheck's checkTestable over the generators of
 // arbitrary_decompose.h, each case judged by lwc.contracts.decompose. A checker's failure becomes RC_FAIL,
@@ -23,7 +23,7 @@ module;
 #include "absl/status/statusor.h"
 #include "support/arbitrary_cover.h"
 #include "support/arbitrary_decompose.h"
-module lwc.audit;
+module lwc.audit.inprocess;
 
 import lwc.contracts.cover;
 import lwc.contracts.decompose;

@@ -18,7 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-import lwc.audit;
+import lwc.audit.inprocess;
 
 namespace engine {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: audit/inprocess/lwc/audit.h
+// File: audit/lwc/audit/inprocess.h
 //
 // The in-process audit: an engine links its own functions and runs lwc's properties against them — the
 // same extreme-biased generators (support/arbitrary_decompose.h) and the same clause checkers
@@ -19,15 +19,15 @@
 //     EXPECT_TRUE(report.ok()) << report;
 //   }
 //
-// The declarations of the module lwc.audit (audit/inprocess/audit.cppm exports them; one source, two modes:
-// modules/lwc/config.h). Its functions are defined in the module's implementation unit
+// The declarations of the module lwc.audit.inprocess (audit/inprocess.cppm exports them; one source, two
+// modes: modules/lwc/config.h). Its functions are defined in the module's implementation unit
 // (audit/inprocess/audit.cc), so the in-process audit exists only as that module: this header is its source,
 // not a header build.
-#ifndef LWC_AUDIT_H_
-#define LWC_AUDIT_H_
+#ifndef LWC_AUDIT_INPROCESS_H_
+#define LWC_AUDIT_INPROCESS_H_
 
 #include "lwc/config.h"
-#ifndef LWC_MODULE_UNIT  // audit/inprocess/audit.cppm includes these in its global module fragment
+#ifndef LWC_MODULE_UNIT  // audit/inprocess.cppm includes these in its global module fragment
 #include <cstdint>
 #include <functional>
 #include <ostream>
@@ -140,4 +140,4 @@ struct Cover {
 
 }  // namespace lwc::audit
 
-#endif  // LWC_AUDIT_H_
+#endif  // LWC_AUDIT_INPROCESS_H_

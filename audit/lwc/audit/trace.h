@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// File: audit/lwc/contracts/audit.h
+// File: audit/lwc/audit/trace.h
 //
 // The trace audit: judges ANY implementation of the lwc contracts — an engine's, in any language — from a
 // JSON Lines trace of its calls, with the same clause checkers (lwc.contracts.<c>) that judge lwc itself.
@@ -8,7 +8,8 @@
 //
 // The audit's own room, audit/: this interface; reader.cc (the JSON adapter and number re-lexer),
 // judge.cc (routing, sessions, tallies, streaming), report.cc (the text and JSON reports), one file per
-// contract in contracts/, registry.cc, main.cc (lwc-audit), inprocess/ (lwc.audit, the in-process audit).
+// contract in contracts/, registry.cc, main.cc (lwc-audit); inprocess.cppm and inprocess/ are the other
+// audit, lwc.audit.inprocess (the in-process audit).
 //
 // Extension point: a contract makes its records auditable with one file, audit/contracts/<c>.cc, that
 // defines a `ContractAudit` (its clause table, generated from docs/<c>.md at build time, and one
@@ -18,14 +19,14 @@
 // The JSON parser (simdjson) stays behind `TraceRecord`: this interface includes no JSON header, so an
 // engine importing it needs none, and the whole module builds with -fno-exceptions -fno-rtti.
 //
-// The declarations of the module lwc.contracts.audit (audit/audit.cppm exports them; one source, two modes:
+// The declarations of the module lwc.audit.trace (audit/trace.cppm exports them; one source, two modes:
 // modules/lwc/config.h). Its functions are defined in the module's implementation units (audit/*.cc), so the
 // audit exists only as that module: this header is its source, not a header build.
-#ifndef LWC_CONTRACTS_AUDIT_H_
-#define LWC_CONTRACTS_AUDIT_H_
+#ifndef LWC_AUDIT_TRACE_H_
+#define LWC_AUDIT_TRACE_H_
 
 #include "lwc/config.h"
-#ifndef LWC_MODULE_UNIT  // audit/audit.cppm includes these in its global module fragment
+#ifndef LWC_MODULE_UNIT  // audit/trace.cppm includes these in its global module fragment
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -39,7 +40,7 @@
 #include "absl/status/statusor.h"
 #endif
 
-LWC_EXPORT namespace lwc::contracts {
+LWC_EXPORT namespace lwc::audit {
 
 // The trace schema this build reads: every record carries "schema": 1 (docs/audit.md).
 inline constexpr std::int64_t kTraceSchema = 1;
@@ -345,9 +346,9 @@ struct TraceOptions {
 // models of the stateful contracts' sessions open at once.
 //
 // Example:
-//   lwc::contracts::TraceAuditor auditor;
+//   lwc::audit::TraceAuditor auditor;
 //   if (absl::Status s = auditor.file("engine.jsonl"); !s.ok()) { ... }   // unreadable: exit 2
-//   std::fputs(lwc::contracts::format_report(auditor.report()).c_str(), stdout);
+//   std::fputs(lwc::audit::format_report(auditor.report()).c_str(), stdout);
 //   return auditor.report().exit_code();
 class TraceAuditor {
  public:
@@ -382,7 +383,7 @@ class TraceAuditor {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace lwc::contracts
+}  // namespace lwc::audit
 
 namespace lwc::internal {
 
@@ -407,14 +408,14 @@ struct TracedError {
 // read_error()
 //
 // section.error by the rule above: NotFound when absent, InvalidArgument when not a non-empty string.
-absl::StatusOr<TracedError> read_error(const lwc::contracts::TraceRecord& record, std::string_view section);
+absl::StatusOr<TracedError> read_error(const lwc::audit::TraceRecord& record, std::string_view section);
 
 // read_refusal()
 //
 // Whether out.error is present, read by the rule above: the call was refused. InvalidArgument when the error
 // is not a non-empty string, or stands beside out.<answer> (the field of the call's answer: "pairs",
 // "ids", ...; empty: none to check).
-absl::StatusOr<bool> read_refusal(const lwc::contracts::TraceRecord& record, std::string_view answer = {});
+absl::StatusOr<bool> read_refusal(const lwc::audit::TraceRecord& record, std::string_view answer = {});
 
 // as_traced()
 //
@@ -430,7 +431,7 @@ absl::Status as_traced(const TracedError& error, const absl::Status& want);
 // named already (a record counts once per clause, with the first message of each). `expected` and `got`
 // are what the report prints beside it. So a judge that decides each clause on its own reports every
 // clause the record violates, the checker's first.
-void add_violation(lwc::contracts::Judgement& j, absl::Status status, std::string expected, std::string got);
+void add_violation(lwc::audit::Judgement& j, absl::Status status, std::string expected, std::string got);
 
 // json_string()
 //
@@ -455,8 +456,8 @@ class LineReader {
   //
   // True, with record() valid until the next call, when `text` is one JSON object without repeated keys;
   // otherwise false with `kind` (kMalformed, or kInexactNumber for a number beyond every type) and `why`.
-  [[nodiscard]] bool parse(std::string_view text, lwc::contracts::BadKind& kind, std::string& why);
-  [[nodiscard]] const lwc::contracts::TraceRecord& record() const;
+  [[nodiscard]] bool parse(std::string_view text, lwc::audit::BadKind& kind, std::string& why);
+  [[nodiscard]] const lwc::audit::TraceRecord& record() const;
 
   // The record's top-level fields: an exact int64 or a string (NotFound when absent, the TraceRecord
   // accessors' codes otherwise), a short description for messages, the minified JSON of any value.
@@ -481,12 +482,12 @@ std::string real_text(double d);
 
 // The contracts' audits, one definition each in audit/contracts/<c>.cc, listed by traced_contracts()
 // (audit/registry.cc).
-const lwc::contracts::ContractAudit& decompose_audit();
-const lwc::contracts::ContractAudit& cover_audit();
-const lwc::contracts::ContractAudit& broadphase_audit();
-const lwc::contracts::ContractAudit& commit_audit();
-const lwc::contracts::ContractAudit& rebase_audit();
+const lwc::audit::ContractAudit& decompose_audit();
+const lwc::audit::ContractAudit& cover_audit();
+const lwc::audit::ContractAudit& broadphase_audit();
+const lwc::audit::ContractAudit& commit_audit();
+const lwc::audit::ContractAudit& rebase_audit();
 
 }  // namespace lwc::internal
 
-#endif  // LWC_CONTRACTS_AUDIT_H_
+#endif  // LWC_AUDIT_TRACE_H_

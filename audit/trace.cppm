@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// File: audit/audit.cppm                Module: lwc.contracts.audit
+// File: audit/trace.cppm                Module: lwc.audit.trace
 //
-// The module unit of lwc.contracts.audit: it exports what audit/lwc/contracts/audit.h declares (one source,
+// The module unit of lwc.audit.trace: it exports what audit/lwc/audit/trace.h declares (one source,
 // two modes: modules/lwc/config.h). Only the global module fragment's includes, the imports and that header
 // belong here.
 module;
@@ -18,6 +18,6 @@ module;
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-export module lwc.contracts.audit;
+export module lwc.audit.trace;
 
-#include "lwc/contracts/audit.h"
+#include "lwc/audit/trace.h"

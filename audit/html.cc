@@ -202,7 +202,7 @@ std::optional<Figure> cover_figure(const TraceRecord& r) {
   // Missing: expected and not given; extra: given and not expected (at most two runs each).
   const auto minus = [&](std::optional<std::pair<std::int64_t, std::int64_t>> a,
                          std::optional<std::pair<std::int64_t, std::int64_t>> b, std::string_view colour,
-                         std::string label) {
+                         const std::string& label) {
     if (!a) return;
     if (!b || b->second < a->first || a->second < b->first) {
       bands.push_back({a->first, a->second, colour, label, 2});
@@ -219,7 +219,7 @@ std::optional<Figure> cover_figure(const TraceRecord& r) {
   chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
   if (chunks.size() > 64) return std::nullopt;
   const draw::ChunkLine line{.chunks = chunks, .int_size = *size, .bands = bands, .ticks = ticks,
-                             .title = std::string("cover ") + (closed ? "[" : "[") + num(*min) + ", " + num(*max) +
+                             .title = std::string("cover [") + num(*min) + ", " + num(*max) +
                                       (closed ? "]" : ")") + ", size " + num(*size)};
   return chunk_figure(line, "cover",
                       "data-min=\"" + num(*min) + "\" data-max=\"" + num(*max) + "\" data-closed=\"" +
@@ -294,15 +294,15 @@ std::string pair_text(const Pair& p) { return num(std::uint64_t{p.a}) + " " + nu
 template <std::size_t D>
 std::optional<std::string> scene_svg(std::span<const Box<D>> boxes, const std::optional<GridConfig>& grid,
                                      std::span<const Pair> missed, std::span<const Pair> extra, bool pair_boxes,
-                                     std::optional<draw::Window> focus, std::string title) {
+                                     std::optional<draw::Window> focus, const std::string& title) {
   absl::StatusOr<std::string> svg;
   if constexpr (D == 2) {
     svg = draw::svg(draw::Scene2{.boxes = boxes, .grid = grid, .cells = false, .missed = missed, .extra = extra,
-                                 .pair_boxes = pair_boxes, .focus = focus, .title = std::move(title)},
+                                 .pair_boxes = pair_boxes, .focus = focus, .title = title},
                     {.width = 760, .height = 620, .max_items = kOverview});
   } else {
     svg = draw::svg(draw::Scene3{.boxes = boxes, .grid = grid, .cells = false, .missed = missed, .extra = extra,
-                                 .pair_boxes = pair_boxes, .title = std::move(title)},
+                                 .pair_boxes = pair_boxes, .title = title},
                     {.width = 960, .height = 480, .max_items = kOverview});
   }
   if (!svg.ok()) return std::nullopt;

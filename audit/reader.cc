@@ -40,7 +40,6 @@ namespace lwc::internal {
 namespace {
 
 using audit::BadKind;
-using audit::ContractAudit;
 using audit::TraceRecord;
 using simdjson::dom::element;
 using simdjson::dom::element_type;

@@ -75,7 +75,7 @@ constexpr std::size_t kMaxBoxes = 4096;
 // first box (2 for an empty list). Any reals are read, NaN and infinities included: a box the contract
 // rejects (B6) is judged by invalid_box().
 absl::Status read_boxes(const TraceRecord& r, std::string_view key, std::size_t& dims, std::vector<double>& flat) {
-  const absl::Status two = r.real_tuples("in", key, 4, flat);
+  absl::Status two = r.real_tuples("in", key, 4, flat);
   if (two.ok()) {
     dims = 2;
   } else {
@@ -152,13 +152,13 @@ std::string box_text(const Box<D>& b) {
 }
 
 // Adds one clause's failure to the judgement: the verdict if it is the first, a finding otherwise.
-void violate(Judgement& j, std::string message, std::string expected, std::string got) {
+void violate(Judgement& j, const std::string& message, std::string expected, std::string got) {
   if (j.verdict.ok()) {
-    j.verdict = absl::InvalidArgumentError(std::move(message));
+    j.verdict = absl::InvalidArgumentError(message);
     j.expected = std::move(expected);
     j.got = std::move(got);
   } else {
-    j.more.push_back({absl::InvalidArgumentError(std::move(message)), std::move(expected), std::move(got)});
+    j.more.push_back({absl::InvalidArgumentError(message), std::move(expected), std::move(got)});
   }
 }
 
@@ -246,7 +246,7 @@ void judge_pairs(std::span<const double> flat, std::span<const std::int64_t> raw
     }
     std::string extras = pairs_text(extra);
     if (beyond_count > 0) extras = absl::StrCat(extras, " and ", beyond_text, beyond_count > 4 ? ", ..." : "");
-    violate(j, std::move(message), absl::StrCat(want.size(), " pairs ", pairs_text(want)),
+    violate(j, message, absl::StrCat(want.size(), " pairs ", pairs_text(want)),
             absl::StrCat(reported, " pairs reported, extra ", extras));
   }
   if (reversed + self + repeats > 0) {
@@ -255,7 +255,7 @@ void judge_pairs(std::span<const double> flat, std::span<const std::int64_t> raw
     if (self > 0) absl::StrAppend(&message, " ", self, " pairs of a box with itself (the first ", first_self, ");");
     if (repeats > 0) absl::StrAppend(&message, " ", repeats, " pairs reported more than once (the first ", first_repeat, ");");
     absl::StrAppend(&message, " ", kHowToWrite);
-    violate(j, std::move(message), "each pair once, lower index first",
+    violate(j, message, "each pair once, lower index first",
             absl::StrCat(reversed, " reversed, ", self, " self-pairs, ", repeats, " repeats"));
   }
   if (disorder > 0) {
@@ -722,7 +722,7 @@ absl::Status read_events(const TraceRecord& r, std::string_view key, std::vector
     flat.clear();
     return absl::OkStatus();  // no such events
   }
-  const absl::Status two = r.int64_tuples("out", key, 2, flat);
+  absl::Status two = r.int64_tuples("out", key, 2, flat);
   if (two.ok()) {
     width = 2;
     return absl::OkStatus();
@@ -940,7 +940,7 @@ absl::Status on_grid_query(const TraceRecord& r, audit::Session& session, Judgem
     std::string message = "E11 queries: ";
     for (std::size_t i = 0; i < parts.size() && i < 4; ++i) absl::StrAppend(&message, i > 0 ? "; " : "", parts[i]);
     if (parts.size() > 4) absl::StrAppend(&message, "; and ", parts.size() - 4, " more");
-    j.verdict = absl::InvalidArgumentError(std::move(message));
+    j.verdict = absl::InvalidArgumentError(message);
     j.input = absl::StrCat("box ", box_text<D>(box), " over ", s.live.size(), " live boxes");
     j.expected = want_text + (want.size() > 16 ? ", ...]" : "]");
     std::string got_text = "[";

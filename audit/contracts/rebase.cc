@@ -329,7 +329,7 @@ absl::Status on_open(const TraceRecord& r, audit::Session& session, Judgement& j
     }
     return absl::OkStatus();
   }
-  const absl::Status opened = origin.size() == 2 ? open_view<2>(r, s) : open_view<3>(r, s);
+  absl::Status opened = origin.size() == 2 ? open_view<2>(r, s) : open_view<3>(r, s);
   if (!refused) {
     if (opened.ok()) j.checked = kSizeClauses;  // a positive cell size, accepted
     return opened;

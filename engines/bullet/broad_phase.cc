@@ -50,7 +50,8 @@ struct Proxy : btBroadphaseProxy {
   return {.group = static_cast<std::uint32_t>(group), .mask = static_cast<std::uint32_t>(mask)};
 }
 
-[[nodiscard]] Proxy* proxy_from(lwc::UserData user) { return reinterpret_cast<Proxy*>(user); }
+// The payload is the proxy's address, given at insert: an integer by lwc's contract (E7), a pointer here.
+[[nodiscard]] Proxy* proxy_from(lwc::UserData user) { return reinterpret_cast<Proxy*>(user); }  // NOLINT(performance-no-int-to-ptr)
 
 [[nodiscard]] bool same_box(const Proxy& p, const btVector3& lo, const btVector3& hi) {
   for (int k = 0; k < 3; ++k) {

@@ -259,7 +259,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 7: {  // any handle value for any kind: only the live one of the right kind is accepted (F5)
         void* h = nullptr;
         switch (in.ConsumeIntegralInRange<int>(0, 3)) {
-          case 0: h = reinterpret_cast<void*>(static_cast<std::uintptr_t>(word(in))); break;
+          // A forged handle: any address at all, which the C API must refuse without dereferencing it.
+          case 0: h = reinterpret_cast<void*>(static_cast<std::uintptr_t>(word(in))); break;  // NOLINT(performance-no-int-to-ptr)
           case 1: h = dead.empty() ? nullptr : dead[in.ConsumeIntegralInRange<std::size_t>(0, dead.size() - 1)]; break;
           case 2: h = grid; break;
           default: h = committer; break;

@@ -60,14 +60,14 @@ class ZRuns {
     }
     return r;
   }
-  void extend_last(ZS x, std::source_location l = std::source_location::current()) {
+  void extend_last(const ZS& x, std::source_location l = std::source_location::current()) {
     o_.need(count_ > 0, "back() of a non-empty vector of runs", l);
     const z3::expr p = o_.path();
     for (std::size_t j = 0; j < slots_.size(); ++j) {
       slots_[j].x_last = {z3::ite(p && count_ == static_cast<int>(j + 1), x.v, slots_[j].x_last.v)};
     }
   }
-  void start(ZS y, ZS x, std::source_location l = std::source_location::current()) {
+  void start(const ZS& y, const ZS& x, std::source_location l = std::source_location::current()) {
     o_.need(count_ < static_cast<int>(slots_.size()), "a slot for the new run (proof bookkeeping)", l);
     const z3::expr p = o_.path();
     for (std::size_t j = 0; j < slots_.size(); ++j) {

@@ -993,8 +993,10 @@ LWC_PROP_SCALED(Broadphase, E5_UpdateWorkDoesNotDependOnStaticBoxesElsewhere, 40
   RC_PRE(base - top >= h);  // exact (Sterbenz): base is in [top, 2 top]
   std::vector<lwc::Box2> far;
   for (int i = *rc::gen::inRange(1, 200); i > 0; --i) {
-    const double x = base + (i % 16) * h;
-    const double y = base + (i / 16) * h;
+    const int column = i % 16;  // a 16-wide grid of boxes
+    const int row = i / 16;
+    const double x = base + column * h;
+    const double y = base + row * h;
     far.push_back({{x, y}, {x + h / 2, y + h / 2}});
   }
   lwc::PersistentGrid<2> small = *lwc::PersistentGrid<2>::create(c);

@@ -95,7 +95,8 @@ LWC_PROP(Rebase, R2_NoOperationWritesAnAuthoritativePosition, ()) {
                                                                  [](CellIndex<2> c) {
                                                                    return WorldPosition<2>{c, {-1.0, 0x1p80}};
                                                                  })}})));
-  const std::vector<WorldPosition<2>> snapshot = world;
+  // The authority after the calls, against a copy taken before them (R2): a view never writes a position.
+  const std::vector<WorldPosition<2>> snapshot = world;  // NOLINT(performance-unnecessary-copy-initialization)
   std::vector<std::array<float, 2>> locals(world.size());
   for (OriginCoordinator<2>* v : {&view, &other}) {
     for (const WorldPosition<2>& p : world) {
@@ -653,7 +654,8 @@ LWC_PROP(Rebase, R15_MutatedMessagesAreRefusedWithAReasonOrRoundTrip, ()) {
   std::vector<std::uint8_t> bytes;
   const CellIndex<3> c = *lwc::testing::cell_index<3>(lwc::testing::any_cell());
   const std::uint64_t v = *lwc::testing::raw_bits();
-  const double half = static_cast<double>(size / 2);
+  const std::int64_t half_size = size / 2;  // an integer: exact as a double below 2^53
+  const double half = static_cast<double>(half_size);
   if (axes == 2) {
     bytes = kind == lwc::WireKind::kPosition ? *lwc::encode_position<2>(WorldPosition<2>{{c[0], c[1]}, {half, 0.0}}, chunk)
             : kind == lwc::WireKind::kPlan   ? lwc::encode_plan<2>(RebasePlan<2>{{c[0], c[1]}, {c[2], c[0]}, v})

@@ -643,7 +643,7 @@ int prepare(void* user, const lwc_chunk_run* run, std::uint64_t* snapshot) {
     EXPECT_EQ(lwc_committer_mark(p->self, {run->x_first * 16, run->y * 16}), LWC_OK);  // the next generation (T6)
   }
   if (call == p->fail_at) return p->code;
-  *snapshot = static_cast<std::uint64_t>(1000 + call);
+  *snapshot = std::uint64_t{1000} + static_cast<std::uint64_t>(call);
   return LWC_OK;
 }
 

@@ -97,7 +97,8 @@ struct Tally {
 // check_cover_closed).
 template <typename T>
 Tally sweep_ranges(std::int64_t s, bool checkers) {
-  constexpr std::int64_t kMin = std::numeric_limits<T>::min();
+  // Widened on purpose: the word's extremes as int64 (T is int8_t here too, a signed char).
+  constexpr std::int64_t kMin = std::numeric_limits<T>::min();  // NOLINT(bugprone-signed-char-misuse)
   constexpr std::int64_t kMax = std::numeric_limits<T>::max();
   const auto size = *BasicChunkSize<T>::create(static_cast<T>(s));
   Tally t;
@@ -238,7 +239,7 @@ template <typename T>
 bool enumerates_right(BasicChunkSpan<T> span, std::make_unsigned_t<T> budget, std::uint64_t stop_after,
                       bool status_visitor) {
   const std::int64_t n = std::int64_t{span.last()} - span.first() + 1;
-  std::int64_t next = span.first();
+  std::int64_t next = span.first();  // NOLINT(bugprone-signed-char-misuse): a chunk index of T, widened
   bool in_order = true;
   const absl::Status status = enumerate(span, budget, stop_after, status_visitor, [&](T c) { in_order &= c == next++; });
   const auto visits = static_cast<std::uint64_t>(next - span.first());

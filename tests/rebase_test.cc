@@ -531,7 +531,7 @@ TEST(NoDrift, TenThousandRandomRebasesMatchAFreshConversionBitForBit) {
 
 TEST(Views, SeveralCoordinatorsShareOneWorldWithoutTouchingIt) {
   const std::vector<WorldPosition<2>> world = {kEntity, kObserver, {{kMin, kMax}, {0.5, 0}}};
-  const std::vector<WorldPosition<2>> authority = world;
+  const std::vector<WorldPosition<2>> authority = world;  // NOLINT(performance-unnecessary-copy-initialization): compared after the calls (R2)
   OriginCoordinator<2> left = view<2>(1024);
   OriginCoordinator<2> right = view<2>(1024, ViewConfig{.threshold_cells = lwc::ThresholdCells::of<1>(), .bubble_units = lwc::BubbleUnits::of<(1 << 20)>()});
   load_around(left, kObserver.cell);
@@ -740,7 +740,7 @@ TEST(ViewIdentity, R12_IdsAreIssuedOnceAndNeverReusedACopyIsTheSameView) {
   for (int i = 0; i < 100; ++i) ids.push_back(view<2>(16).id());  // each view destroyed at once
   for (std::size_t i = 1; i < ids.size(); ++i) EXPECT_LT(ids[i - 1], ids[i]);
   OriginCoordinator<3> a = view<3>(16);
-  const OriginCoordinator<3> snapshot = a;  // a copy: the same view, to restore
+  const OriginCoordinator<3> snapshot = a;  // NOLINT(performance-unnecessary-copy-initialization): a copy, the same view, to restore
   EXPECT_EQ(snapshot.id(), a.id());
   EXPECT_TRUE(snapshot.from_render(*a.to_render(WorldPosition<3>{{0, 0, 0}, {1, 2, 3}})).ok());
 }
